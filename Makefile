@@ -1,0 +1,71 @@
+# Flotilla developer interface. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+BUILD_DIR ?= build
+ASAN_DIR  ?= build-asan
+JOBS      ?= $(shell nproc)
+
+# Every Debian 12 package the project needs. Boost must be 1.81 (Debian's default 1.74 has no
+# Boost.JSON and conflicts with it), so the packages are named by version.
+DEPS := cmake ninja-build ccache g++ pkg-config \
+        libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev \
+        libssl-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev \
+        clang-format clang-tidy
+
+CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+.PHONY: help deps build build-asan test test-unit test-asan lint format crds run clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+deps: ## Install the Debian packages the build needs (idempotent, seconds when installed)
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	else echo "deps: all $(words $(DEPS)) packages installed"; fi
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+
+$(ASAN_DIR)/build.ninja:
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOTILLA_SANITIZE=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g"
+
+build: deps $(BUILD_DIR)/build.ninja ## Build everything (Release)
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+build-asan: deps $(ASAN_DIR)/build.ninja ## Build everything with ASan+UBSan
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+
+test-unit: build ## Unit tests on the Release build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: build-asan ## Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+test: ## Build and run all tests (Release, then ASan+UBSan); the only command CI runs
+	$(MAKE) --no-print-directory test-unit
+	$(MAKE) --no-print-directory test-asan
+
+lint: build ## clang-format check and clang-tidy on our sources
+	@files=$$(git ls-files '*.h' '*.cc'); \
+	clang-format --dry-run --Werror $$files && echo "clang-format: clean"
+	@git ls-files '*.cc' | grep -v '_test.cc$$' | xargs -P $(JOBS) -n 4 clang-tidy -p $(BUILD_DIR) --quiet 2>/dev/null \
+	  && echo "clang-tidy: clean"
+
+format: ## Apply clang-format to our sources
+	git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+crds: build ## Regenerate crds/*.yaml from the C++ API types
+	$(BUILD_DIR)/cli/flotillactl crds --out-dir crds
+
+run: build ## Run the demo scenario (see README)
+	@scripts/demo.sh $(BUILD_DIR)
+
+clean: ## Remove build directories
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

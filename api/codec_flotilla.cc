@@ -1,0 +1,13 @@
+// Codec instantiations for the flotilla.io/v1alpha1 kinds.
+#include "api/codec_impl.h"
+#include "api/describe.h"
+
+namespace api = flotilla::api;
+FLOTILLA_CODEC_INSTANTIATE(api::FederatedCluster);
+FLOTILLA_CODEC_INSTANTIATE(api::PropagationPolicy);
+FLOTILLA_CODEC_INSTANTIATE(api::ClusterPropagationPolicy);
+FLOTILLA_CODEC_INSTANTIATE(api::FederatedDeployment);
+FLOTILLA_CODEC_INSTANTIATE(api::ResourceBinding);
+FLOTILLA_CODEC_INSTANTIATE(api::SchedulingProfile);
+FLOTILLA_CODEC_INSTANTIATE(api::SchedulerExtender);
+FLOTILLA_CODEC_INSTANTIATE(api::Placement);

@@ -1,0 +1,42 @@
+// JSON encoding and decoding of every API struct (Boost.JSON).
+//
+// Decoding collects every problem with its JSON path
+// (`spec.placement.replicaScheduling.weights[2].weight: expected integer, got string`) instead of
+// stopping at the first. The template machinery lives in api/codec_impl.h and is instantiated for
+// each kind in api/codec_*.cc, so including this header stays cheap.
+#pragma once
+
+#include <boost/json/value.hpp>
+
+#include "api/result.h"
+
+namespace flotilla::api {
+
+struct DecodeOptions {
+  // Report fields the type does not know (a typo such as `minGroup`). Types that keep
+  // `unknownFields` (objects Flotilla does not own) accept anything regardless.
+  bool rejectUnknownFields = false;
+};
+
+template <class T>
+FieldErrors decodeInto(const boost::json::value& json, T& out, const DecodeOptions& options = {});
+
+template <class T>
+boost::json::value encode(const T& value);
+
+template <class T>
+Result<T> decode(const boost::json::value& json, const DecodeOptions& options = {}) {
+  T out;
+  FieldErrors errors = decodeInto(json, out, options);
+  if (!errors.empty()) {
+    std::string message = errors.front().str();
+    if (errors.size() > 1) message += " (and " + std::to_string(errors.size() - 1) + " more)";
+    return invalid(std::move(message), std::move(errors));
+  }
+  return out;
+}
+
+// Parses JSON text; the error names the line and column.
+Result<boost::json::value> parseJson(std::string_view text);
+
+}  // namespace flotilla::api

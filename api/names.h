@@ -1,0 +1,17 @@
+// Kubernetes name rules (k8s.io/apimachinery/pkg/util/validation).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace flotilla::api {
+
+// RFC 1123 label: <=63 chars, [a-z0-9-], alphanumeric at both ends.
+bool isDns1123Label(std::string_view s);
+// RFC 1123 subdomain: <=253 chars, dot-separated labels of [a-z0-9-] (the rule for most names).
+bool isDns1123Subdomain(std::string_view s);
+// The message Kubernetes prints for a bad subdomain / label name.
+std::string dns1123SubdomainMessage(std::string_view s);
+std::string dns1123LabelMessage(std::string_view s);
+
+}  // namespace flotilla::api

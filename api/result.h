@@ -1,0 +1,57 @@
+// Result<T>: expected failures (API, I/O, parsing, validation) are values, not exceptions.
+#pragma once
+
+#include <boost/system/result.hpp>
+#include <string>
+#include <vector>
+
+namespace flotilla::api {
+
+// One problem with one field, in Kubernetes' field-path notation
+// (`spec.placement.spreadConstraints[0].maxGroups`). An empty field means "the whole object".
+struct FieldError {
+  std::string field;
+  std::string message;
+
+  std::string str() const { return field.empty() ? message : field + ": " + message; }
+  bool operator==(const FieldError&) const = default;
+};
+using FieldErrors = std::vector<FieldError>;
+
+// Kubernetes Status reasons (metav1.StatusReason) we produce or must recognise.
+namespace reason {
+inline constexpr const char* kBadRequest = "BadRequest";
+inline constexpr const char* kInvalid = "Invalid";
+inline constexpr const char* kNotFound = "NotFound";
+inline constexpr const char* kAlreadyExists = "AlreadyExists";
+inline constexpr const char* kConflict = "Conflict";
+inline constexpr const char* kGone = "Gone";
+inline constexpr const char* kForbidden = "Forbidden";
+inline constexpr const char* kUnauthorized = "Unauthorized";
+inline constexpr const char* kTooManyRequests = "TooManyRequests";
+inline constexpr const char* kTimeout = "Timeout";
+inline constexpr const char* kInternalError = "InternalError";
+inline constexpr const char* kRequestEntityTooLarge = "RequestEntityTooLarge";
+}  // namespace reason
+
+// A typed error carrying the Kubernetes Status reason and HTTP code, plus field causes.
+struct Error {
+  std::string reason;  // one of api::reason::k*
+  int code = 0;        // HTTP status code, 0 when not from/for HTTP
+  std::string message;
+  FieldErrors causes;
+
+  std::string str() const;
+};
+
+Error badRequest(std::string message);
+Error invalid(std::string message, FieldErrors causes);
+
+// boost::system::result needs to know how to throw an Error if .value() is called on a failure;
+// that is a programming error, so it becomes std::runtime_error.
+[[noreturn]] void throw_exception_from_error(const Error& e, const boost::source_location& loc);
+
+template <class T>
+using Result = boost::system::result<T, Error>;
+
+}  // namespace flotilla::api
