@@ -109,7 +109,7 @@ BOOST_DESCRIBE_STRUCT(FederatedClusterStatus, (),
                        lastProbeTime))
 BOOST_DESCRIBE_STRUCT(FederatedCluster, (), (apiVersion, kind, metadata, spec, status))
 
-BOOST_DESCRIBE_STRUCT(ResourceSelector, (), (apiVersion, kind, name, labelSelector))
+BOOST_DESCRIBE_STRUCT(ResourceSelector, (), (apiVersion, kind, namespace_, name, labelSelector))
 BOOST_DESCRIBE_STRUCT(FieldSelectorRequirement, (), (key, operator_, values))
 BOOST_DESCRIBE_STRUCT(FieldSelector, (), (matchExpressions))
 BOOST_DESCRIBE_STRUCT(ClusterAffinity, (), (clusterNames, exclude, labelSelector, fieldSelector))

@@ -69,6 +69,7 @@ struct FederatedCluster {
 struct ResourceSelector {
   std::string apiVersion;
   std::string kind;
+  std::string namespace_;  // PropagationPolicy: empty or its own; ClusterPropagationPolicy: any
   std::string name;
   std::optional<LabelSelector> labelSelector;
 };

@@ -1,0 +1,62 @@
+// Defaulting of flotilla.io kinds (DESIGN §3; the table is in docs/api-reference.md). Only fields
+// whose absence has one fixed meaning are filled in; "every group available" (maxGroups) and
+// "no limit" (maxClusters, maxReplicas) stay absent, because a number written here would freeze
+// a value that depends on the fleet.
+#include "api/validation.h"
+
+namespace flotilla::api {
+namespace {
+
+void defaultString(std::string& field, const char* value) {
+  if (field.empty()) field = value;
+}
+
+template <class Policy>
+void defaultPolicy(Policy& policy) {
+  setDefaults(policy.spec.placement);
+  if (policy.spec.autoMigration) {
+    defaultString(policy.spec.autoMigration->podUnschedulableFor, "1m");
+    defaultString(policy.spec.autoMigration->capacityTTL, "5m");
+  }
+  // Failover is always on: moving replicas off a dead cluster is the point of a fleet.
+  if (!policy.spec.failover) policy.spec.failover.emplace();
+  defaultString(policy.spec.failover->clusterNotReadyFor, "60s");
+  defaultString(policy.spec.failover->failback, "Rebalance");
+}
+
+}  // namespace
+
+void setDefaults(Placement& placement) {
+  if (!placement.replicaScheduling) placement.replicaScheduling.emplace();
+  ReplicaScheduling& rs = *placement.replicaScheduling;
+  defaultString(rs.type, "Divided");
+  if (rs.type == "Divided") defaultString(rs.division, "Weighted");
+  if (!rs.avoidDisruption) rs.avoidDisruption = true;
+  for (auto& c : placement.spreadConstraints) {
+    if (!c.minGroups) c.minGroups = 1;
+  }
+}
+
+void setDefaults(PropagationPolicy& policy) { defaultPolicy(policy); }
+void setDefaults(ClusterPropagationPolicy& policy) { defaultPolicy(policy); }
+
+void setDefaults(FederatedCluster& cluster) {
+  defaultString(cluster.spec.secretRef.namespace_, kSystemNamespace);
+}
+
+void setDefaults(FederatedDeployment&) {}  // the template is the user's, verbatim
+
+void setDefaults(ResourceBinding& binding) { setDefaults(binding.spec.placement); }
+
+void setDefaults(SchedulingProfile& profile) {
+  for (auto& plugin : profile.spec.plugins.score.enabled) {
+    if (!plugin.weight) plugin.weight = 1;
+  }
+}
+
+void setDefaults(SchedulerExtender& extender) {
+  if (!extender.spec.weight) extender.spec.weight = 1;
+  defaultString(extender.spec.httpTimeout, "5s");
+}
+
+}  // namespace flotilla::api

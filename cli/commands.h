@@ -1,0 +1,20 @@
+// flotillactl subcommands. Each takes its arguments (after the subcommand name) and the output
+// streams, and returns the process exit code, so tests run them in-process.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace flotilla::cli {
+
+using Args = std::vector<std::string>;
+
+// `flotillactl validate -f FILE [-f FILE...]` (FILE may be "-" for stdin): 0 when every object
+// is valid, 1 when any is not or a file cannot be read/parsed, 2 on usage errors.
+int runValidate(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+
+// `flotillactl crds [--out-dir DIR]`: writes (or prints) the generated CRDs.
+int runCrds(const Args& args, std::ostream& out, std::ostream& err);
+
+}  // namespace flotilla::cli

@@ -1,0 +1,48 @@
+// flotillactl: Flotilla's offline command-line tool.
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char* kHelp =
+    "flotillactl - offline tools for Flotilla, the multi-cluster scheduling operator\n"
+    "\n"
+    "Usage: flotillactl <command> [flags]\n"
+    "\n"
+    "Commands:\n"
+    "  validate -f FILE   Validate manifests with the admission webhook's rules (offline)\n"
+    "  crds [--out-dir D] Print or write the flotilla.io CustomResourceDefinitions\n"
+    "  plan -f FILE       Run the replica planner alone        (not built yet: issue #3)\n"
+    "  schedule -f FILE   Run the whole scheduler offline      (not built yet: issue #3)\n"
+    "  version            Print the version\n"
+    "\n"
+    "Run `flotillactl <command> --help` for a command's flags.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kHelp;
+    return 2;
+  }
+  const std::string command = argv[1];
+  flotilla::cli::Args args(argv + 2, argv + argc);
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (command == "validate") return flotilla::cli::runValidate(args, std::cin, std::cout, std::cerr);
+  if (command == "crds") return flotilla::cli::runCrds(args, std::cout, std::cerr);
+  if (command == "version") {
+    std::cout << "flotillactl 0.1.0 (flotilla.io/v1alpha1)\n";
+    return 0;
+  }
+  if (command == "plan" || command == "schedule") {
+    std::cerr << "flotillactl " << command
+              << ": not available yet; the scheduler core arrives with its own issue (#3)\n";
+    return 2;
+  }
+  std::cerr << "flotillactl: unknown command \"" << command << "\"\n\n" << kHelp;
+  return 2;
+}
