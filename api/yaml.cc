@@ -1,8 +1,11 @@
 #include "api/yaml.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <boost/json.hpp>
+#include <cerrno>
+#include <cstdlib>
 #include <regex>
 
 #include "api/json_codec.h"
@@ -26,31 +29,34 @@ std::optional<bool> asBool(const std::string& s) {
   return std::nullopt;
 }
 
-const std::regex& intPattern() {
-  static const std::regex re("[-+]?(0|[1-9][0-9]*)");
-  return re;
-}
 const std::regex& floatPattern() {
   static const std::regex re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
   return re;
 }
 
 // Resolves a plain (unquoted) scalar the way YAML 1.1 / sigs.k8s.io/yaml does.
-json::value resolvePlain(const std::string& s) {
-  if (s.empty() || isNull(s)) return nullptr;
-  if (auto b = asBool(s)) return *b;
-  if (std::regex_match(s, intPattern())) {
+json::value resolvePlain(const std::string& text) {
+  if (text.empty() || isNull(text)) return nullptr;
+  if (auto b = asBool(text)) return *b;
+  // Numbers as go-yaml v2 reads them: underscores dropped, then strconv.ParseInt(s, 0, 64)
+  // (decimal, 0x hex, 0 octal), then the YAML float pattern.
+  std::string s = text;
+  std::erase(s, '_');
+  if (s.empty()) return json::value(text);
+  if (s.find_first_not_of("+-0123456789abcdefABCDEFxX") == std::string::npos) {
     errno = 0;
     char* end = nullptr;
-    long long v = std::strtoll(s.c_str(), &end, 10);
-    if (errno == 0) return static_cast<int64_t>(v);
-    errno = 0;
-    unsigned long long u = std::strtoull(s.c_str(), &end, 10);
-    if (errno == 0 && s[0] != '-') return static_cast<uint64_t>(u);
-    return json::value(s);  // too large for any integer type: keep the text
+    long long v = std::strtoll(s.c_str(), &end, 0);
+    if (end == s.c_str() + s.size()) {
+      if (errno == 0) return json::value(static_cast<int64_t>(v));
+      errno = 0;
+      unsigned long long u = std::strtoull(s.c_str(), &end, 0);
+      if (errno == 0 && s[0] != '-') return json::value(static_cast<uint64_t>(u));
+      return json::value(text);  // too large for any integer type: keep the text
+    }
   }
-  if (std::regex_match(s, floatPattern())) return std::strtod(s.c_str(), nullptr);
-  return json::value(s);
+  if (std::regex_match(s, floatPattern())) return json::value(std::strtod(s.c_str(), nullptr));
+  return json::value(text);
 }
 
 Result<json::value> convert(const YAML::Node& node, const std::string& path) {
@@ -184,6 +190,9 @@ Result<std::vector<ManifestDocument>> parseManifests(std::string_view text) {
       if (!v) return v.error();
       docs.push_back({std::move(*v), index, node.Mark().line + 1});
     }
+  } catch (const YAML::DeepRecursion& e) {
+    return badRequest("yaml: line " + std::to_string(e.mark.line + 1) +
+                      ": document is nested too deeply");
   } catch (const YAML::Exception& e) {
     return badRequest("yaml: line " + std::to_string(e.mark.line + 1) + ", column " +
                       std::to_string(e.mark.column + 1) + ": " + e.msg);

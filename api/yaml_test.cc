@@ -1,0 +1,66 @@
+#include "api/yaml.h"
+
+#include <boost/json/parse.hpp>
+#include <gtest/gtest.h>
+
+namespace flotilla::api {
+namespace {
+
+namespace json = boost::json;
+
+json::value one(std::string_view yaml) {
+  auto docs = parseManifests(yaml);
+  EXPECT_TRUE(docs.has_value()) << (docs ? "" : docs.error().message);
+  return docs && !docs->empty() ? docs->front().value : json::value();
+}
+
+TEST(YamlTest, ScalarsResolveLikeKubectl) {
+  EXPECT_EQ(one("a: 1\nb: -2\nc: 1.5\nd: true\ne: ~\nf: null\ng: hello\nh: '1'\ni: \"true\"\n"
+                "j: yes\nk: off\nl: 1e3\nm: 0777\nn: 100m\no:\np: 0x1F\nq: 1_000\n"),
+            json::parse(R"({"a": 1, "b": -2, "c": 1.5, "d": true, "e": null, "f": null,
+                            "g": "hello", "h": "1", "i": "true", "j": true, "k": false,
+                            "l": 1000.0, "m": 511, "n": "100m", "o": null,
+                            "p": 31, "q": 1000})"));
+}
+
+TEST(YamlTest, MultipleDocumentsSkipEmptyOnes) {
+  auto docs = parseManifests("# header\n---\na: 1\n---\n---\n# only a comment\n---\nb: [x, {c: d}]\n");
+  ASSERT_TRUE(docs.has_value());
+  ASSERT_EQ(docs->size(), 2u);
+  EXPECT_EQ((*docs)[0].value, json::parse(R"({"a": 1})"));
+  EXPECT_EQ((*docs)[1].value, json::parse(R"({"b": ["x", {"c": "d"}]})"));
+  EXPECT_GT((*docs)[1].index, (*docs)[0].index);
+}
+
+TEST(YamlTest, JsonInputIsParsedAsJson) {
+  auto docs = parseManifests("  {\"kind\": \"List\", \"items\": []}");
+  ASSERT_TRUE(docs.has_value());
+  EXPECT_EQ(docs->front().value, json::parse(R"({"kind": "List", "items": []})"));
+}
+
+TEST(YamlTest, ErrorsNameTheLine) {
+  auto bad = parseManifests("a: 1\nb: [1, 2\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().reason, reason::kBadRequest);
+  EXPECT_NE(bad.error().message.find("yaml: line"), std::string::npos) << bad.error().message;
+
+  auto dup = parseManifests("metadata:\n  name: a\n  name: b\n");
+  ASSERT_FALSE(dup.has_value());
+  EXPECT_EQ(dup.error().message, "yaml: line 3: duplicate key \"name\" in metadata");
+
+  std::string deep = "a: ";
+  for (int i = 0; i < 5000; ++i) deep += "[";
+  EXPECT_FALSE(parseManifests(deep).has_value());  // an error, not a stack overflow
+}
+
+TEST(YamlTest, EmitterQuotesWhatWouldChangeType) {
+  json::value v = json::parse(R"({"s": "true", "n": "123", "e": "", "c": "a: b", "x": "plain",
+      "list": [1, "2", null, false], "empty": {}, "none": [], "dash": "-x", "f": 2.5,
+      "big": 18446744073709551615, "star": "*", "path": ".status.conditions[?(@.type==\"Ready\")].status"})");
+  auto back = parseManifests(toYaml(v));
+  ASSERT_TRUE(back.has_value()) << toYaml(v);
+  EXPECT_EQ(back->front().value, v) << toYaml(v);
+}
+
+}  // namespace
+}  // namespace flotilla::api
