@@ -6,7 +6,6 @@
 #include <boost/json.hpp>
 #include <cerrno>
 #include <cstdlib>
-#include <regex>
 
 #include "api/json_codec.h"
 
@@ -29,9 +28,31 @@ std::optional<bool> asBool(const std::string& s) {
   return std::nullopt;
 }
 
-const std::regex& floatPattern() {
-  static const std::regex re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  return re;
+// The YAML float pattern [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool isYamlFloat(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  } else {
+    if (digits() == 0) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
 }
 
 // Resolves a plain (unquoted) scalar the way YAML 1.1 / sigs.k8s.io/yaml does.
@@ -55,7 +76,7 @@ json::value resolvePlain(const std::string& text) {
       return json::value(text);  // too large for any integer type: keep the text
     }
   }
-  if (std::regex_match(s, floatPattern())) return json::value(std::strtod(s.c_str(), nullptr));
+  if (isYamlFloat(s)) return json::value(std::strtod(s.c_str(), nullptr));
   return json::value(text);
 }
 
