@@ -147,17 +147,19 @@ void decodeValue(const json::value& v, T& out, Decoder& d) {
     out = 0;
     return;
   }
-  constexpr std::string_view kExpected = sizeof(T) <= 4 ? "expected integer (int32)"
-                                                        : "expected integer (int64)";
+  constexpr std::string_view kExpected =
+      sizeof(T) <= 4 ? "expected integer (int32)" : "expected integer (int64)";
   if (v.is_int64()) {
     const int64_t x = v.get_int64();
     if (x < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-        (x > 0 && static_cast<uint64_t>(x) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
+        (x > 0 &&
+         static_cast<uint64_t>(x) > static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
       d.error(std::string(kExpected) + ", got out-of-range value " + std::to_string(x));
       return;
     }
     out = static_cast<T>(x);
-  } else if (v.is_uint64() && v.get_uint64() <= static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+  } else if (v.is_uint64() &&
+             v.get_uint64() <= static_cast<uint64_t>(std::numeric_limits<T>::max())) {
     out = static_cast<T>(v.get_uint64());
   } else if (v.is_uint64()) {
     d.error(std::string(kExpected) + ", got out-of-range value " + std::to_string(v.get_uint64()));
@@ -305,7 +307,7 @@ boost::json::value encode(const T& value) {
 }  // namespace flotilla::api
 
 // Explicit instantiation of the public entry points for one type.
-#define FLOTILLA_CODEC_INSTANTIATE(T)                                                        \
-  template ::flotilla::api::FieldErrors flotilla::api::decodeInto<T>(                        \
-      const boost::json::value&, T&, const ::flotilla::api::DecodeOptions&);                 \
+#define FLOTILLA_CODEC_INSTANTIATE(T)                                        \
+  template ::flotilla::api::FieldErrors flotilla::api::decodeInto<T>(        \
+      const boost::json::value&, T&, const ::flotilla::api::DecodeOptions&); \
   template boost::json::value flotilla::api::encode<T>(const T&)

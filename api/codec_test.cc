@@ -1,6 +1,7 @@
+#include <gtest/gtest.h>
+
 #include <boost/json/serialize.hpp>
 #include <boost/pfr/core.hpp>
-#include <gtest/gtest.h>
 
 #include "api/describe.h"
 #include "api/flotilla_types.h"
@@ -16,9 +17,10 @@ namespace json = boost::json;
 // Boost.PFR counts the aggregate's fields and the describe list must account for all of them.
 template <class T>
 constexpr bool fullyDescribed() {
-  constexpr size_t described =
-      boost::mp11::mp_size<boost::describe::describe_members<T, boost::describe::mod_public>>::value;
-  constexpr size_t extra = requires(T t) { t.unknownFields; } ? 1 : 0;
+  constexpr size_t described = boost::mp11::mp_size<
+      boost::describe::describe_members<T, boost::describe::mod_public>>::value;
+  constexpr size_t extra = requires(T t) { t.unknownFields; }
+  ? 1 : 0;
   return described + extra == boost::pfr::tuple_size_v<T>;
 }
 #define EXPECT_DESCRIBED(...) static_assert(fullyDescribed<__VA_ARGS__>(), #__VA_ARGS__)
@@ -178,8 +180,8 @@ TEST(CodecTest, ErrorsNameTheJsonPath) {
 }
 
 TEST(CodecTest, QuantityErrorsNameTheField) {
-  auto fc = decode<FederatedCluster>(parse(
-      R"({"status": {"resources": {"allocatable": {"cpu": "4", "memory": "lots"}}}})"));
+  auto fc = decode<FederatedCluster>(
+      parse(R"({"status": {"resources": {"allocatable": {"cpu": "4", "memory": "lots"}}}})"));
   ASSERT_FALSE(fc.has_value());
   ASSERT_EQ(fc.error().causes.size(), 1u);
   EXPECT_EQ(fc.error().causes[0].field, "status.resources.allocatable[memory]");

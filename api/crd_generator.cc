@@ -55,8 +55,8 @@ std::map<std::string, Hint> hints() {
                                  "spec.replicaRequirements.tolerations[]"}) {
     enumOf(base + ".effect", values(enums::kTaintEffect));
   }
-  for (const std::string base : {"spec.placement.clusterTolerations[]",
-                                 "spec.replicaRequirements.tolerations[]"}) {
+  for (const std::string base :
+       {"spec.placement.clusterTolerations[]", "spec.replicaRequirements.tolerations[]"}) {
     enumOf(base + ".operator", values(enums::kTolerationOperator));
   }
   h["spec.taints[].key"].required = true;
@@ -111,7 +111,8 @@ std::map<std::string, Hint> hints() {
 
   // ResourceBinding
   h["spec.resource"].required = true;
-  for (const char* f : {"apiVersion", "kind", "name"}) h[std::string("spec.resource.") + f].required = true;
+  for (const char* f : {"apiVersion", "kind", "name"})
+    h[std::string("spec.resource.") + f].required = true;
   h["spec.replicas"].minimum = 0;
   enumOf("spec.policy.kind", values(enums::kPolicyKind));
   h["spec.clusters[].name"].required = true;
@@ -180,10 +181,12 @@ class SchemaBuilder {
     } else if constexpr (Integer<T>) {
       return {{"type", "integer"}, {"format", sizeof(T) <= 4 ? "int32" : "int64"}};
     } else if constexpr (std::is_same_v<T, Quantity>) {
-      return {{"anyOf", json::array{json::object{{"type", "integer"}}, json::object{{"type", "string"}}}},
-              {"pattern",
-               R"(^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)"},
-              {"x-kubernetes-int-or-string", true}};
+      return {
+          {"anyOf",
+           json::array{json::object{{"type", "integer"}}, json::object{{"type", "string"}}}},
+          {"pattern",
+           R"(^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)"},
+          {"x-kubernetes-int-or-string", true}};
     } else if constexpr (std::is_same_v<T, json::value>) {
       return {{"x-kubernetes-preserve-unknown-fields", true}};  // any JSON (patch values)
     } else if constexpr (std::is_same_v<T, json::object>) {
@@ -201,7 +204,8 @@ class SchemaBuilder {
       // The Deployment template is opaque: kept verbatim, validated by the member cluster.
       return {{"type", "object"},
               {"x-kubernetes-preserve-unknown-fields", true},
-              {"description", "A Deployment's metadata (labels, annotations) and spec, kept verbatim."}};
+              {"description",
+               "A Deployment's metadata (labels, annotations) and spec, kept verbatim."}};
     } else if constexpr (std::is_same_v<T, Condition>) {
       return conditionSchema();
     } else if constexpr (Described<T>) {
@@ -226,13 +230,17 @@ class SchemaBuilder {
   static json::object conditionSchema() {
     json::object props{
         {"type", json::object{{"type", "string"}}},
-        {"status", json::object{{"type", "string"}, {"enum", json::array{"True", "False", "Unknown"}}}},
-        {"observedGeneration", json::object{{"type", "integer"}, {"format", "int64"}, {"minimum", 0}}},
+        {"status",
+         json::object{{"type", "string"}, {"enum", json::array{"True", "False", "Unknown"}}}},
+        {"observedGeneration",
+         json::object{{"type", "integer"}, {"format", "int64"}, {"minimum", 0}}},
         {"lastTransitionTime", json::object{{"type", "string"}, {"format", "date-time"}}},
         {"reason", json::object{{"type", "string"}}},
         {"message", json::object{{"type", "string"}}},
     };
-    return {{"type", "object"}, {"properties", std::move(props)}, {"required", json::array{"type", "status"}}};
+    return {{"type", "object"},
+            {"properties", std::move(props)},
+            {"required", json::array{"type", "status"}}};
   }
 
   std::map<std::string, Hint> hints_;
@@ -288,15 +296,14 @@ GeneratedCrd generate(const CrdSpec& spec, std::set<std::string>& usedHints) {
                                   {"shortNames", std::move(shortNames)},
                                   {"categories", json::array{"flotilla"}}}},
            {"scope", spec.namespaced ? "Namespaced" : "Cluster"},
-           {"versions",
-            json::array{json::object{
-                {"name", kVersion},
-                {"served", true},
-                {"storage", true},
-                {"subresources", json::object{{"status", json::object{}}}},
-                {"additionalPrinterColumns", spec.columns},
-                {"schema", json::object{{"openAPIV3Schema", std::move(root)}}},
-            }}},
+           {"versions", json::array{json::object{
+                            {"name", kVersion},
+                            {"served", true},
+                            {"storage", true},
+                            {"subresources", json::object{{"status", json::object{}}}},
+                            {"additionalPrinterColumns", spec.columns},
+                            {"schema", json::object{{"openAPIV3Schema", std::move(root)}}},
+                        }}},
        }},
   };
   if (spec.shortNames.empty()) crd["spec"].as_object()["names"].as_object().erase("shortNames");
@@ -314,14 +321,23 @@ std::vector<GeneratedCrd> generateCrds() {
   std::set<std::string> used;
   std::vector<GeneratedCrd> out;
   out.push_back(generate<FederatedCluster>(
-      {"FederatedCluster", "federatedclusters", "federatedcluster", {"fc"}, false,
+      {"FederatedCluster",
+       "federatedclusters",
+       "federatedcluster",
+       {"fc"},
+       false,
        json::array{column("Ready", "string", ready), column("Provider", "string", ".spec.provider"),
-                   column("Region", "string", ".spec.region"), column("Zone", "string", ".spec.zone"),
+                   column("Region", "string", ".spec.region"),
+                   column("Zone", "string", ".spec.zone"),
                    column("Version", "string", ".status.kubernetesVersion"), ageColumn()}},
       used));
-  out.push_back(generate<PropagationPolicy>(
-      {"PropagationPolicy", "propagationpolicies", "propagationpolicy", {"pp"}, true, policyColumns},
-      used));
+  out.push_back(generate<PropagationPolicy>({"PropagationPolicy",
+                                             "propagationpolicies",
+                                             "propagationpolicy",
+                                             {"pp"},
+                                             true,
+                                             policyColumns},
+                                            used));
   out.push_back(generate<ClusterPropagationPolicy>({"ClusterPropagationPolicy",
                                                     "clusterpropagationpolicies",
                                                     "clusterpropagationpolicy",
@@ -330,24 +346,40 @@ std::vector<GeneratedCrd> generateCrds() {
                                                     policyColumns},
                                                    used));
   out.push_back(generate<FederatedDeployment>(
-      {"FederatedDeployment", "federateddeployments", "federateddeployment", {"fdeploy"}, true,
+      {"FederatedDeployment",
+       "federateddeployments",
+       "federateddeployment",
+       {"fdeploy"},
+       true,
        json::array{column("Ready", "string", ".status.ready", "Ready replicas / desired replicas"),
                    column("Clusters", "string", ".status.clusters[*].name"), ageColumn()}},
       used));
   out.push_back(generate<ResourceBinding>(
-      {"ResourceBinding", "resourcebindings", "resourcebinding", {"rb"}, true,
-       json::array{column("Scheduled", "string", R"(.status.conditions[?(@.type=="Scheduled")].status)"),
-                   column("FullyApplied", "string",
-                          R"(.status.conditions[?(@.type=="FullyApplied")].status)"),
-                   column("Replicas", "integer", ".spec.replicas"),
-                   column("Placement", "string", ".status.placementSummary"), ageColumn()}},
+      {"ResourceBinding",
+       "resourcebindings",
+       "resourcebinding",
+       {"rb"},
+       true,
+       json::array{
+           column("Scheduled", "string", R"(.status.conditions[?(@.type=="Scheduled")].status)"),
+           column("FullyApplied", "string",
+                  R"(.status.conditions[?(@.type=="FullyApplied")].status)"),
+           column("Replicas", "integer", ".spec.replicas"),
+           column("Placement", "string", ".status.placementSummary"), ageColumn()}},
       used));
-  out.push_back(generate<SchedulingProfile>(
-      {"SchedulingProfile", "schedulingprofiles", "schedulingprofile", {"sp"}, false,
-       json::array{ageColumn()}},
-      used));
+  out.push_back(generate<SchedulingProfile>({"SchedulingProfile",
+                                             "schedulingprofiles",
+                                             "schedulingprofile",
+                                             {"sp"},
+                                             false,
+                                             json::array{ageColumn()}},
+                                            used));
   out.push_back(generate<SchedulerExtender>(
-      {"SchedulerExtender", "schedulerextenders", "schedulerextender", {}, false,
+      {"SchedulerExtender",
+       "schedulerextenders",
+       "schedulerextender",
+       {},
+       false,
        json::array{column("URL", "string", ".spec.urlPrefix"),
                    column("Weight", "integer", ".spec.weight"),
                    column("Ignorable", "boolean", ".spec.ignorable"), ageColumn()}},

@@ -54,10 +54,12 @@ void expectStructural(const json::value& schema, const std::string& path) {
                      s.contains("x-kubernetes-preserve-unknown-fields");
   EXPECT_TRUE(typed) << path << " has no type";
   if (const auto* props = s.if_contains("properties")) {
-    for (const auto& kv : props->as_object()) expectStructural(kv.value(), path + "." + std::string(kv.key()));
+    for (const auto& kv : props->as_object())
+      expectStructural(kv.value(), path + "." + std::string(kv.key()));
   }
   if (const auto* items = s.if_contains("items")) expectStructural(*items, path + "[]");
-  if (const auto* extra = s.if_contains("additionalProperties")) expectStructural(*extra, path + "{}");
+  if (const auto* extra = s.if_contains("additionalProperties"))
+    expectStructural(*extra, path + "{}");
 }
 
 TEST(CrdGeneratorTest, SchemasAreStructuralWithStatusAndCategory) {
@@ -93,11 +95,16 @@ TEST(CrdGeneratorTest, NamesScopesAndPrinterColumns) {
     std::vector<std::string> columns;
   };
   const Expect expectations[] = {
-      {"federatedclusters", "fc", "Cluster", {"Ready", "Provider", "Region", "Zone", "Version", "Age"}},
+      {"federatedclusters",
+       "fc",
+       "Cluster",
+       {"Ready", "Provider", "Region", "Zone", "Version", "Age"}},
       {"propagationpolicies", "pp", "Namespaced", {"Priority", "Type", "Division", "Age"}},
       {"clusterpropagationpolicies", "cpp", "Cluster", {"Priority", "Type", "Division", "Age"}},
       {"federateddeployments", "fdeploy", "Namespaced", {"Ready", "Clusters", "Age"}},
-      {"resourcebindings", "rb", "Namespaced",
+      {"resourcebindings",
+       "rb",
+       "Namespaced",
        {"Scheduled", "FullyApplied", "Replicas", "Placement", "Age"}},
       {"schedulingprofiles", "sp", "Cluster", {"Age"}},
   };
@@ -109,14 +116,21 @@ TEST(CrdGeneratorTest, NamesScopesAndPrinterColumns) {
     EXPECT_EQ(columnNames(*crd), e.columns) << e.plural;
   }
   const json::value* rb = find(crds, "resourcebindings");
-  EXPECT_EQ(versionOf(*rb).at("additionalPrinterColumns").at(3).at("jsonPath"), ".status.placementSummary");
+  EXPECT_EQ(versionOf(*rb).at("additionalPrinterColumns").at(3).at("jsonPath"),
+            ".status.placementSummary");
 }
 
 TEST(CrdGeneratorTest, EnumsMinimumsDefaultsAndOpaqueTemplate) {
   auto crds = generateCrds();
   const json::value& pp = *find(crds, "propagationpolicies");
-  const json::value& placement = versionOf(pp).at("schema").at("openAPIV3Schema").at("properties")
-                                     .at("spec").at("properties").at("placement").at("properties");
+  const json::value& placement = versionOf(pp)
+                                     .at("schema")
+                                     .at("openAPIV3Schema")
+                                     .at("properties")
+                                     .at("spec")
+                                     .at("properties")
+                                     .at("placement")
+                                     .at("properties");
   const json::value& rs = placement.at("replicaScheduling").at("properties");
   EXPECT_EQ(rs.at("type").at("enum"), (json::array{"Duplicated", "Divided"}));
   EXPECT_EQ(rs.at("type").at("default"), "Divided");
@@ -125,19 +139,32 @@ TEST(CrdGeneratorTest, EnumsMinimumsDefaultsAndOpaqueTemplate) {
   const json::value& spread = placement.at("spreadConstraints").at("items").at("properties");
   EXPECT_EQ(spread.at("minGroups").at("minimum"), 1);
   EXPECT_EQ(spread.at("minGroups").at("default"), 1);
-  EXPECT_EQ(spread.at("spreadByField").at("enum"), (json::array{"cluster", "region", "zone", "provider"}));
+  EXPECT_EQ(spread.at("spreadByField").at("enum"),
+            (json::array{"cluster", "region", "zone", "provider"}));
   EXPECT_EQ(placement.at("topologySpreadConstraints").at("items").at("required"),
             (json::array{"topologyKey", "maxSkew", "whenUnsatisfiable"}));
 
   const json::value& fd = *find(crds, "federateddeployments");
-  const json::value& tmpl = versionOf(fd).at("schema").at("openAPIV3Schema").at("properties")
-                                .at("spec").at("properties").at("template");
+  const json::value& tmpl = versionOf(fd)
+                                .at("schema")
+                                .at("openAPIV3Schema")
+                                .at("properties")
+                                .at("spec")
+                                .at("properties")
+                                .at("template");
   EXPECT_EQ(tmpl.at("x-kubernetes-preserve-unknown-fields"), true);
 
   const json::value& fc = *find(crds, "federatedclusters");
-  const json::value& alloc = versionOf(fc).at("schema").at("openAPIV3Schema").at("properties")
-                                 .at("status").at("properties").at("resources").at("properties")
-                                 .at("allocatable").at("additionalProperties");
+  const json::value& alloc = versionOf(fc)
+                                 .at("schema")
+                                 .at("openAPIV3Schema")
+                                 .at("properties")
+                                 .at("status")
+                                 .at("properties")
+                                 .at("resources")
+                                 .at("properties")
+                                 .at("allocatable")
+                                 .at("additionalProperties");
   EXPECT_EQ(alloc.at("x-kubernetes-int-or-string"), true);
 }
 

@@ -140,8 +140,8 @@ BOOST_DESCRIBE_STRUCT(ClusterDeploymentStatus, (),
                       (name, replicas, readyReplicas, availableReplicas, updatedReplicas,
                        unavailableReplicas, observedGeneration, propagation, message, conditions))
 BOOST_DESCRIBE_STRUCT(FederatedDeploymentStatus, (),
-                      (clusters, replicas, readyReplicas, availableReplicas, updatedReplicas,
-                       ready, conditions, observedGeneration))
+                      (clusters, replicas, readyReplicas, availableReplicas, updatedReplicas, ready,
+                       conditions, observedGeneration))
 BOOST_DESCRIBE_STRUCT(FederatedDeployment, (), (apiVersion, kind, metadata, spec, status))
 
 BOOST_DESCRIBE_STRUCT(ObjectReferenceWithUID, (), (apiVersion, kind, namespace_, name, uid))
@@ -156,9 +156,8 @@ BOOST_DESCRIBE_STRUCT(AggregatedStatusItem, (),
 BOOST_DESCRIBE_STRUCT(AutoMigrationStatus, (), (estimatedCapacity, scheduledReplicas, updatedAt))
 BOOST_DESCRIBE_STRUCT(ClusterDiagnosis, (), (clusterName, plugin, reason))
 BOOST_DESCRIBE_STRUCT(ResourceBindingStatus, (),
-                      (conditions, schedulerObservedGeneration, lastScheduledTime,
-                       lastScheduleType, placementSummary, aggregatedStatus, autoMigration,
-                       diagnosis))
+                      (conditions, schedulerObservedGeneration, lastScheduledTime, lastScheduleType,
+                       placementSummary, aggregatedStatus, autoMigration, diagnosis))
 BOOST_DESCRIBE_STRUCT(ResourceBinding, (), (apiVersion, kind, metadata, spec, status))
 
 BOOST_DESCRIBE_STRUCT(PluginRef, (), (name, weight))

@@ -66,7 +66,8 @@ Result<Duration> parseDuration(std::string_view text) {
       if (s.starts_with(u.name) && (!unit || u.name.size() > unit->name.size())) unit = &u;
     }
     if (!unit) {
-      return fail(s.empty() ? "missing unit" : "unknown unit \"" + std::string(s.substr(0, 1)) + "\"");
+      return fail(s.empty() ? "missing unit"
+                            : "unknown unit \"" + std::string(s.substr(0, 1)) + "\"");
     }
     s.remove_prefix(unit->name.size());
     total += whole * unit->nanos + frac * unit->nanos / fracScale;

@@ -38,7 +38,7 @@ inline constexpr std::array<std::string_view, 3> kConditionStatus = {"True", "Fa
 // Scheduler plugins by extension point (DESIGN §4.3). The scheduler's registry registers exactly
 // these names; SchedulingProfile validation rejects anything else.
 inline constexpr std::array<std::string_view, 6> kFilterPlugins = {
-    "ClusterReady",  "TaintToleration", "ClusterAffinity",
+    "ClusterReady",  "TaintToleration",  "ClusterAffinity",
     "APIEnablement", "SpreadConstraint", "ResourcesFit"};
 inline constexpr std::array<std::string_view, 6> kScorePlugins = {
     "ClusterAffinity",    "TaintToleration", "LeastAllocated",

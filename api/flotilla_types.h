@@ -18,7 +18,7 @@ struct LocalSecretReference {
 };
 
 struct FederatedClusterSpec {
-  std::string apiEndpoint;  // https URL of the member's API server
+  std::string apiEndpoint;         // https URL of the member's API server
   LocalSecretReference secretRef;  // Secret with `kubeconfig`, or `token` + `caBundle`
   bool insecureSkipTLSVerify = false;
   std::string provider;
@@ -98,8 +98,8 @@ struct SpreadConstraint {
 };
 
 struct TopologySpreadConstraint {
-  std::string topologyKey;  // region | zone | provider | <cluster label key>
-  int32_t maxSkew = 0;      // >= 1
+  std::string topologyKey;        // region | zone | provider | <cluster label key>
+  int32_t maxSkew = 0;            // >= 1
   std::string whenUnsatisfiable;  // DoNotSchedule | ScheduleAnyway
 };
 
@@ -119,7 +119,7 @@ struct ReplicaScheduling {
   std::string type;      // Duplicated | Divided (default)
   std::string division;  // Weighted (default) | Aggregated
   std::vector<ClusterPreference> weights;
-  std::string dynamicWeight;  // AvailableReplicas
+  std::string dynamicWeight;            // AvailableReplicas
   std::optional<bool> avoidDisruption;  // default true
 };
 
@@ -218,7 +218,7 @@ struct FederatedDeploymentStatus {
   int32_t readyReplicas = 0;
   int32_t availableReplicas = 0;
   int32_t updatedReplicas = 0;
-  std::string ready;  // "ready/desired", for the READY printer column
+  std::string ready;                  // "ready/desired", for the READY printer column
   std::vector<Condition> conditions;  // Propagated, Available
   int64_t observedGeneration = 0;
 };
@@ -357,7 +357,7 @@ struct SchedulerExtenderSpec {
   std::string filterVerb;
   std::string prioritizeVerb;
   std::optional<int64_t> weight;  // >= 1, default 1
-  std::string httpTimeout;         // duration, default 5s
+  std::string httpTimeout;        // duration, default 5s
   bool ignorable = false;
   bool nodeCacheCapable = false;  // send cluster names only
   std::optional<ExtenderTLSConfig> tls;

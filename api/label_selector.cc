@@ -87,12 +87,13 @@ FieldErrors validateLabelSelector(const LabelSelector& selector, const std::stri
     }
     if (expr.operator_ == "In" || expr.operator_ == "NotIn") {
       if (expr.values.empty()) {
-        errors.push_back({field + ".values", "must be specified when `operator` is 'In' or 'NotIn'"});
+        errors.push_back(
+            {field + ".values", "must be specified when `operator` is 'In' or 'NotIn'"});
       }
     } else if (expr.operator_ == "Exists" || expr.operator_ == "DoesNotExist") {
       if (!expr.values.empty()) {
-        errors.push_back(
-            {field + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"});
+        errors.push_back({field + ".values",
+                          "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"});
       }
     } else {
       errors.push_back({field + ".operator", "Unsupported value: \"" + expr.operator_ +
@@ -195,9 +196,9 @@ class SelectorParser {
       r.op = rest[0] == '=' ? Requirement::Op::kIn : Requirement::Op::kNotIn;
       pos_ += 2;
     } else if (rest[0] == '=' || rest[0] == '>' || rest[0] == '<') {
-      r.op = rest[0] == '=' ? Requirement::Op::kIn
-                            : (rest[0] == '>' ? Requirement::Op::kGreaterThan
-                                              : Requirement::Op::kLessThan);
+      r.op = rest[0] == '='
+                 ? Requirement::Op::kIn
+                 : (rest[0] == '>' ? Requirement::Op::kGreaterThan : Requirement::Op::kLessThan);
       pos_ += 1;
     } else {
       std::string_view keyword = word();
@@ -274,8 +275,8 @@ std::string Selector::str() const {
         out += r.values.size() == 1 ? r.key + "=" + r.values[0] : r.key + " in (" + joined() + ")";
         break;
       case Requirement::Op::kNotIn:
-        out += r.values.size() == 1 ? r.key + "!=" + r.values[0]
-                                    : r.key + " notin (" + joined() + ")";
+        out +=
+            r.values.size() == 1 ? r.key + "!=" + r.values[0] : r.key + " notin (" + joined() + ")";
         break;
       case Requirement::Op::kExists:
         out += r.key;

@@ -37,8 +37,8 @@ TEST(LabelSelectorTest, StringFormMatchesLikeKubernetes) {
 }
 
 TEST(LabelSelectorTest, StringFormRejectsMalformed) {
-  for (const char* bad : {"=prod", "env in prod", "env in (a", "env ~ x", "a,,b",
-                          "-bad=x", "env=prod,", "tier>x", "a b"}) {
+  for (const char* bad : {"=prod", "env in prod", "env in (a", "env ~ x", "a,,b", "-bad=x",
+                          "env=prod,", "tier>x", "a b"}) {
     auto s = Selector::parse(bad);
     EXPECT_FALSE(s.has_value()) << "\"" << bad << "\" should be rejected";
   }

@@ -1,6 +1,7 @@
 // metav1 types: ObjectMeta, OwnerReference, Condition, ListMeta, Status.
 //
-// Conventions for every API struct in api/ (the JSON codec relies on them, see docs/design/codec.md):
+// Conventions for every API struct in api/ (the JSON codec relies on them, see
+// docs/design/codec.md):
 //  - member names are the JSON field names; a trailing '_' avoids C++ keywords
 //    (`namespace_` is "namespace", `operator_` is "operator", `template_` is "template");
 //  - std::optional marks fields whose absence differs from their zero value; other scalars,

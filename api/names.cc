@@ -21,7 +21,8 @@ bool isDns1123Subdomain(std::string_view s) {
     std::string_view label = s.substr(start, dot == std::string_view::npos ? dot : dot - start);
     // Each dot-separated part follows the label rule, except that the length limit is the whole.
     if (label.empty() || !isLowerAlnum(label.front()) || !isLowerAlnum(label.back())) return false;
-    if (!std::all_of(label.begin(), label.end(), [](char c) { return isLowerAlnum(c) || c == '-'; }))
+    if (!std::all_of(label.begin(), label.end(),
+                     [](char c) { return isLowerAlnum(c) || c == '-'; }))
       return false;
     if (dot == std::string_view::npos) return true;
     start = dot + 1;

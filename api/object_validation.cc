@@ -29,13 +29,16 @@ FieldErrors checkKind(const json::value& v) {
 FieldErrors checkNameOnly(const json::value& v, bool namespaced) {
   FieldErrors errors;
   const json::value* meta = v.as_object().if_contains("metadata");
-  const json::value* name = meta && meta->is_object() ? meta->as_object().if_contains("name") : nullptr;
+  const json::value* name =
+      meta && meta->is_object() ? meta->as_object().if_contains("name") : nullptr;
   if (!name || !name->is_string() || name->as_string().empty()) {
     errors.push_back({"metadata.name", "Required value"});
   } else {
     std::string n(name->as_string());
     bool ok = namespaced ? isDns1123Subdomain(n) : isDns1123Label(n);
-    if (!ok) errors.push_back({"metadata.name", namespaced ? dns1123SubdomainMessage(n) : dns1123LabelMessage(n)});
+    if (!ok)
+      errors.push_back(
+          {"metadata.name", namespaced ? dns1123SubdomainMessage(n) : dns1123LabelMessage(n)});
   }
   return errors;
 }

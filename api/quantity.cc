@@ -133,7 +133,8 @@ bool interpretSuffix(std::string_view suffix, Suffix* out) {
       negative = digits[0] == '-';
       digits.remove_prefix(1);
     }
-    if (digits.empty() || digits.size() > 9) return false;  // also rejects "e+" and absurd exponents
+    if (digits.empty() || digits.size() > 9)
+      return false;  // also rejects "e+" and absurd exponents
     int exp = 0;
     for (char c : digits) {
       if (!isDigit(c)) return false;
@@ -279,7 +280,8 @@ std::string Quantity::str() const {
   }
   std::string suffix;
   if (format == Format::kDecimalSI && exponent >= -9 && exponent <= 18) {
-    static constexpr const char* kDecimalSuffix[] = {"n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
+    static constexpr const char* kDecimalSuffix[] = {"n", "u", "m", "",  "k",
+                                                     "M", "G", "T", "P", "E"};
     suffix = kDecimalSuffix[(exponent + 9) / 3];
   } else if (exponent != 0) {
     suffix = "e";

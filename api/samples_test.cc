@@ -31,16 +31,17 @@ TEST(SamplesTest, EverySampleValidates) {
       ++objects;
     }
   }
-  for (const char* kind : {"FederatedCluster", "PropagationPolicy", "ClusterPropagationPolicy",
-                           "FederatedDeployment", "ResourceBinding", "SchedulingProfile",
-                           "SchedulerExtender", "Deployment"}) {
+  for (const char* kind :
+       {"FederatedCluster", "PropagationPolicy", "ClusterPropagationPolicy", "FederatedDeployment",
+        "ResourceBinding", "SchedulingProfile", "SchedulerExtender", "Deployment"}) {
     EXPECT_TRUE(kinds.count(kind)) << "no sample of " << kind;
   }
   EXPECT_GE(objects, 14);
 }
 
 TEST(SamplesTest, DemoScenarioHasThreeClustersInTwoRegionsAndThreeZones) {
-  const auto path = std::filesystem::path(FLOTILLA_SOURCE_DIR) / "config/samples/demo/01-clusters.yaml";
+  const auto path =
+      std::filesystem::path(FLOTILLA_SOURCE_DIR) / "config/samples/demo/01-clusters.yaml";
   std::ifstream file(path);
   std::stringstream text;
   text << file.rdbuf();

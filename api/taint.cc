@@ -37,8 +37,7 @@ bool isEffect(const std::string& e) {
   return e == taint_effect::kNoSchedule || e == taint_effect::kPreferNoSchedule ||
          e == taint_effect::kNoExecute;
 }
-const char* kEffectValues =
-    "supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"";
+const char* kEffectValues = "supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"";
 }  // namespace
 
 FieldErrors validateTaint(const Taint& taint, const std::string& path) {

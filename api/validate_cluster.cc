@@ -1,7 +1,7 @@
 // Validation of the cluster-scoped configuration kinds: FederatedCluster, SchedulingProfile,
 // SchedulerExtender.
-#include <boost/url/parse.hpp>
 #include <algorithm>
+#include <boost/url/parse.hpp>
 #include <cctype>
 #include <set>
 #include <span>
@@ -47,7 +47,8 @@ bool isBase64(const std::string& s) {
   for (char c : s) {
     if (c == '=') {
       ++padding;
-    } else if (padding > 0 || !(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/')) {
+    } else if (padding > 0 ||
+               !(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/')) {
       return false;
     }
   }
@@ -62,8 +63,8 @@ void validatePluginSet(const PluginSet& set, const std::string& path, bool score
     if (std::find(known.begin(), known.end(), p.name) == known.end()) {
       std::string list;
       for (auto k : known) list += (list.empty() ? "\"" : ", \"") + std::string(k) + "\"";
-      errors.add(field + ".name",
-                 "Unsupported value: \"" + p.name + "\": unknown plugin; supported values: " + list);
+      errors.add(field + ".name", "Unsupported value: \"" + p.name +
+                                      "\": unknown plugin; supported values: " + list);
     }
   };
   std::set<std::string> seen;
@@ -102,9 +103,9 @@ FieldErrors validate(const FederatedCluster& cluster) {
   if (!spec.secretRef.namespace_.empty()) {
     errors.dns1123Label("spec.secretRef.namespace", spec.secretRef.namespace_);
   }
-  for (const auto& [field, value] : {std::pair{"spec.provider", &spec.provider},
-                                     std::pair{"spec.region", &spec.region},
-                                     std::pair{"spec.zone", &spec.zone}}) {
+  for (const auto& [field, value] :
+       {std::pair{"spec.provider", &spec.provider}, std::pair{"spec.region", &spec.region},
+        std::pair{"spec.zone", &spec.zone}}) {
     if (!isLabelValue(*value)) {
       errors.add(field, "Invalid value: \"" + *value + "\": must be a valid label value");
     }
@@ -139,7 +140,8 @@ FieldErrors validate(const SchedulingProfile& profile) {
                !known(enums::kSelectPlugins) && !known(enums::kReplicasPlugins)) {
       errors.add(field + ".name", "Unsupported value: \"" + c.name + "\": unknown plugin");
     }
-    if (!seen.insert(c.name).second) errors.add(field + ".name", "Duplicate value: \"" + c.name + "\"");
+    if (!seen.insert(c.name).second)
+      errors.add(field + ".name", "Duplicate value: \"" + c.name + "\"");
     if (!c.args.is_null() && !c.args.is_object()) errors.add(field + ".args", "must be an object");
   }
   return errors.take();

@@ -17,7 +17,8 @@ void validateAffinity(const ClusterAffinity& a, const std::string& path, Errors&
   for (size_t i = 0; i < a.exclude.size(); ++i) {
     errors.dns1123Label(idx(path + ".exclude", i), a.exclude[i]);
   }
-  if (a.labelSelector) errors.append(validateLabelSelector(*a.labelSelector, path + ".labelSelector"));
+  if (a.labelSelector)
+    errors.append(validateLabelSelector(*a.labelSelector, path + ".labelSelector"));
   if (a.fieldSelector) {
     const auto& exprs = a.fieldSelector->matchExpressions;
     for (size_t i = 0; i < exprs.size(); ++i) {
@@ -49,7 +50,8 @@ void validateSpread(const std::vector<SpreadConstraint>& constraints, const std:
       errors.add(field + ".spreadByLabel",
                  "Invalid value: \"" + c.spreadByLabel + "\": must be a label key");
     }
-    const std::string group = c.spreadByField.empty() ? "label:" + c.spreadByLabel : c.spreadByField;
+    const std::string group =
+        c.spreadByField.empty() ? "label:" + c.spreadByLabel : c.spreadByField;
     if (!seen.insert(group).second) errors.add(field, "Duplicate value: \"" + group + "\"");
     if (c.minGroups) errors.minimum(field + ".minGroups", *c.minGroups, 1);
     if (c.maxGroups) {
@@ -88,8 +90,8 @@ void validateTopologySpread(const std::vector<TopologySpreadConstraint>& constra
       errors.oneOf(field + ".whenUnsatisfiable", c.whenUnsatisfiable, enums::kWhenUnsatisfiable);
     }
     if (!seen.insert({c.topologyKey, c.whenUnsatisfiable}).second) {
-      errors.add(field, "Duplicate value: {\"" + c.topologyKey + "\", \"" + c.whenUnsatisfiable +
-                            "\"}");
+      errors.add(field,
+                 "Duplicate value: {\"" + c.topologyKey + "\", \"" + c.whenUnsatisfiable + "\"}");
     }
   }
 }
@@ -116,14 +118,15 @@ void validateReplicaScheduling(const ReplicaScheduling& rs, const std::string& p
       if (name != "*") errors.dns1123Label(idx(field + ".targetCluster.clusterNames", n), name);
     }
     if (w.targetCluster.labelSelector) {
-      errors.append(
-          validateLabelSelector(*w.targetCluster.labelSelector, field + ".targetCluster.labelSelector"));
+      errors.append(validateLabelSelector(*w.targetCluster.labelSelector,
+                                          field + ".targetCluster.labelSelector"));
     }
     errors.minimum(field + ".weight", w.weight, 0);
     errors.minimum(field + ".minReplicas", w.minReplicas, 0);
     if (w.maxReplicas) {
       errors.minimum(field + ".maxReplicas", *w.maxReplicas, 0);
-      if (*w.maxReplicas < w.minReplicas) errors.add(field + ".maxReplicas", "must be >= minReplicas");
+      if (*w.maxReplicas < w.minReplicas)
+        errors.add(field + ".maxReplicas", "must be >= minReplicas");
     }
   }
 }
@@ -140,7 +143,8 @@ FieldErrors validatePolicy(const Policy& policy, validation::Scope scope) {
     if (s.apiVersion.empty()) errors.required(field + ".apiVersion");
     if (s.kind.empty()) errors.required(field + ".kind");
     if (!s.name.empty()) errors.dns1123Subdomain(field + ".name", s.name);
-    if (s.labelSelector) errors.append(validateLabelSelector(*s.labelSelector, field + ".labelSelector"));
+    if (s.labelSelector)
+      errors.append(validateLabelSelector(*s.labelSelector, field + ".labelSelector"));
     if (!s.namespace_.empty()) {
       errors.dns1123Label(field + ".namespace", s.namespace_);
       // A namespaced policy governs only its own namespace.
@@ -157,8 +161,8 @@ FieldErrors validatePolicy(const Policy& policy, validation::Scope scope) {
   }
   errors.append(validatePlacement(spec.placement, "spec.placement"));
   if (spec.autoMigration) {
-    errors.duration("spec.autoMigration.podUnschedulableFor", spec.autoMigration->podUnschedulableFor,
-                    false);
+    errors.duration("spec.autoMigration.podUnschedulableFor",
+                    spec.autoMigration->podUnschedulableFor, false);
     errors.duration("spec.autoMigration.capacityTTL", spec.autoMigration->capacityTTL, true);
   }
   if (spec.failover) {
@@ -174,7 +178,8 @@ FieldErrors validatePlacement(const Placement& p, const std::string& path) {
   Errors errors;
   if (p.clusterAffinity) validateAffinity(*p.clusterAffinity, path + ".clusterAffinity", errors);
   for (size_t i = 0; i < p.clusterTolerations.size(); ++i) {
-    errors.append(validateToleration(p.clusterTolerations[i], idx(path + ".clusterTolerations", i)));
+    errors.append(
+        validateToleration(p.clusterTolerations[i], idx(path + ".clusterTolerations", i)));
   }
   validateSpread(p.spreadConstraints, path + ".spreadConstraints", errors);
   validateTopologySpread(p.topologySpreadConstraints, path + ".topologySpreadConstraints", errors);

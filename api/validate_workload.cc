@@ -50,8 +50,9 @@ FieldErrors validate(const FederatedDeployment& workload) {
       const std::string pf = idx(field + ".patches", p);
       errors.oneOf(pf + ".op", op.op, enums::kJsonPatchOp);
       if (op.path.empty() || op.path[0] != '/') {
-        errors.add(pf + ".path", "Invalid value: \"" + op.path + "\": must be a JSON pointer such as "
-                                 "/spec/replicas");
+        errors.add(pf + ".path", "Invalid value: \"" + op.path +
+                                     "\": must be a JSON pointer such as "
+                                     "/spec/replicas");
       }
       if ((op.op == "move" || op.op == "copy") && (op.from.empty() || op.from[0] != '/')) {
         errors.add(pf + ".from", "Required value: a JSON pointer for move and copy");
@@ -79,7 +80,8 @@ FieldErrors validate(const ResourceBinding& binding) {
     errors.append(validateToleration(spec.replicaRequirements.tolerations[i],
                                      idx("spec.replicaRequirements.tolerations", i)));
   }
-  if (!spec.policy.kind.empty()) errors.oneOf("spec.policy.kind", spec.policy.kind, enums::kPolicyKind);
+  if (!spec.policy.kind.empty())
+    errors.oneOf("spec.policy.kind", spec.policy.kind, enums::kPolicyKind);
   errors.append(validatePlacement(spec.placement, "spec.placement"));
   std::set<std::string> seen;
   for (size_t i = 0; i < spec.clusters.size(); ++i) {
@@ -97,7 +99,8 @@ FieldErrors validate(const ResourceBinding& binding) {
 
 FieldErrors validate(const Deployment& deployment) {
   Errors errors;
-  validation::validateObjectMeta(deployment.metadata, validation::Scope::kNamespaced, false, errors);
+  validation::validateObjectMeta(deployment.metadata, validation::Scope::kNamespaced, false,
+                                 errors);
   validateDeploymentSpec(deployment.spec, "spec", errors);
   return errors.take();
 }

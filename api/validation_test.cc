@@ -12,9 +12,9 @@ namespace flotilla::api {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 using testing::fields;
 using testing::fromYaml;
+using ::testing::IsEmpty;
 
 const char* kPolicy = R"(
 apiVersion: flotilla.io/v1alpha1
@@ -394,11 +394,12 @@ TEST(SchedulingProfileValidationTest, Rules) {
   sp.spec.plugins.filter.enabled.push_back({"ClusterReady", 2});    // duplicate + weight on filter
   sp.spec.plugins.select.enabled.push_back({"*", std::nullopt});    // "*" only disables
   sp.spec.pluginConfig.push_back({"Nope", boost::json::value(3)});  // unknown + args not object
-  EXPECT_THAT(fields(validate(sp)),
-              ElementsAre("spec.plugins.filter.enabled[1].name", "spec.plugins.filter.enabled[1].weight",
-                          "spec.plugins.score.enabled[0].weight", "spec.plugins.score.enabled[1].name",
-                          "spec.plugins.select.enabled[0].name", "spec.pluginConfig[1].name",
-                          "spec.pluginConfig[1].args"));
+  EXPECT_THAT(
+      fields(validate(sp)),
+      ElementsAre("spec.plugins.filter.enabled[1].name", "spec.plugins.filter.enabled[1].weight",
+                  "spec.plugins.score.enabled[0].weight", "spec.plugins.score.enabled[1].name",
+                  "spec.plugins.select.enabled[0].name", "spec.pluginConfig[1].name",
+                  "spec.pluginConfig[1].args"));
 }
 
 const char* kExtender = R"(
@@ -423,9 +424,9 @@ TEST(SchedulerExtenderValidationTest, Rules) {
   se.spec.weight = 0;
   se.spec.httpTimeout = "soon";
   se.spec.tls->caBundle = "not base64!";
-  EXPECT_THAT(fields(validate(se)), ElementsAre("spec.urlPrefix", "spec.prioritizeVerb",
-                                                "spec.weight", "spec.httpTimeout",
-                                                "spec.tls.caBundle"));
+  EXPECT_THAT(fields(validate(se)),
+              ElementsAre("spec.urlPrefix", "spec.prioritizeVerb", "spec.weight",
+                          "spec.httpTimeout", "spec.tls.caBundle"));
   se = fromYaml<SchedulerExtender>(kExtender);
   se.spec.filterVerb = "";
   se.spec.prioritizeVerb = "";

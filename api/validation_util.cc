@@ -13,7 +13,8 @@ void Errors::duration(const std::string& field, const std::string& value, bool p
     add(field, "Invalid value: \"" + value +
                    "\": must be a duration such as \"90s\", \"5m\" or \"1h30m\"");
   } else if (d->count() < 0 || (positive && d->count() == 0)) {
-    add(field, "Invalid value: \"" + value + "\": must be " + (positive ? "positive" : "non-negative"));
+    add(field,
+        "Invalid value: \"" + value + "\": must be " + (positive ? "positive" : "non-negative"));
   }
 }
 
@@ -41,7 +42,8 @@ void validateObjectMeta(const ObjectMeta& meta, Scope scope, bool nameIsLabel, E
   }
   for (const auto& [key, value] : meta.labels) {
     const std::string field = "metadata.labels[" + key + "]";
-    if (!isQualifiedName(key)) errors.add(field, "Invalid value: \"" + key + "\": invalid label key");
+    if (!isQualifiedName(key))
+      errors.add(field, "Invalid value: \"" + key + "\": invalid label key");
     if (!isLabelValue(value)) {
       errors.add(field, "Invalid value: \"" + value + "\": invalid label value");
     }

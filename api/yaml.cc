@@ -17,8 +17,10 @@ namespace json = boost::json;
 bool isNull(const std::string& s) { return s == "~" || s == "null" || s == "Null" || s == "NULL"; }
 
 std::optional<bool> asBool(const std::string& s) {
-  static const char* kTrue[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
-  static const char* kFalse[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
+  static const char* kTrue[] = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                "True", "TRUE", "on",  "On",  "ON"};
+  static const char* kFalse[] = {"n",     "N",     "no",  "No",  "NO", "false",
+                                 "False", "FALSE", "off", "Off", "OFF"};
   for (const char* t : kTrue) {
     if (s == t) return true;
   }

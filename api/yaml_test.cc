@@ -1,7 +1,8 @@
 #include "api/yaml.h"
 
-#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
 
 namespace flotilla::api {
 namespace {
@@ -24,7 +25,8 @@ TEST(YamlTest, ScalarsResolveLikeKubectl) {
 }
 
 TEST(YamlTest, MultipleDocumentsSkipEmptyOnes) {
-  auto docs = parseManifests("# header\n---\na: 1\n---\n---\n# only a comment\n---\nb: [x, {c: d}]\n");
+  auto docs =
+      parseManifests("# header\n---\na: 1\n---\n---\n# only a comment\n---\nb: [x, {c: d}]\n");
   ASSERT_TRUE(docs.has_value());
   ASSERT_EQ(docs->size(), 2u);
   EXPECT_EQ((*docs)[0].value, json::parse(R"({"a": 1})"));

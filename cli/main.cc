@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
     std::cout << kHelp;
     return 0;
   }
-  if (command == "validate") return flotilla::cli::runValidate(args, std::cin, std::cout, std::cerr);
+  if (command == "validate")
+    return flotilla::cli::runValidate(args, std::cin, std::cout, std::cerr);
   if (command == "crds") return flotilla::cli::runCrds(args, std::cout, std::cerr);
   if (command == "version") {
     std::cout << "flotillactl 0.1.0 (flotilla.io/v1alpha1)\n";

@@ -9,7 +9,8 @@
 namespace flotilla::cli {
 namespace {
 
-constexpr size_t kMaxFileBytes = 16 * 1024 * 1024;  // manifests beyond this are not manifests
+constexpr size_t kMaxFileBytes =
+    size_t{16} * 1024 * 1024;  // manifests beyond this are not manifests
 
 constexpr const char* kUsage =
     "Usage: flotillactl validate -f FILE [-f FILE...]\n"
@@ -92,8 +93,10 @@ int runValidate(const Args& args, std::istream& in, std::ostream& out, std::ostr
     }
     for (const auto& doc : *docs) {
       const std::string where = file + " (document " + std::to_string(doc.index) + ")";
-      const boost::json::value* items = doc.value.is_object() ? doc.value.as_object().if_contains("items") : nullptr;
-      const boost::json::value* kind = doc.value.is_object() ? doc.value.as_object().if_contains("kind") : nullptr;
+      const boost::json::value* items =
+          doc.value.is_object() ? doc.value.as_object().if_contains("items") : nullptr;
+      const boost::json::value* kind =
+          doc.value.is_object() ? doc.value.as_object().if_contains("kind") : nullptr;
       if (kind && kind->is_string() && kind->as_string() == "List" && items && items->is_array()) {
         size_t i = 0;
         for (const auto& item : items->as_array()) {

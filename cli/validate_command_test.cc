@@ -72,8 +72,9 @@ TEST(ValidateCommandTest, MalformedInputIsAnErrorNotACrash) {
 
   CommandResult unknownKind = validateStdin("apiVersion: flotilla.io/v1alpha1\nkind: Gadget\n");
   EXPECT_EQ(unknownKind.code, 1);
-  EXPECT_NE(unknownKind.out.find("no matches for kind \"Gadget\" in version \"flotilla.io/v1alpha1\""),
-            std::string::npos);
+  EXPECT_NE(
+      unknownKind.out.find("no matches for kind \"Gadget\" in version \"flotilla.io/v1alpha1\""),
+      std::string::npos);
 
   CommandResult typo = validateStdin(
       "apiVersion: flotilla.io/v1alpha1\nkind: SchedulingProfile\nmetadata: {name: s}\n"
