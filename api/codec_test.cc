@@ -127,6 +127,69 @@ TEST(CodecTest, DeploymentRoundTripKeepsUnknownFields) {
   EXPECT_EQ(encode(*deployment), original) << json::serialize(encode(*deployment));
 }
 
+// Objects read from member clusters round-trip too, whatever their kubelet or scheduler added.
+TEST(CodecTest, MemberPodAndNodeRoundTrip) {
+  const json::value pod = parse(R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "web-7d9f-abcde", "namespace": "demo", "generateName": "web-7d9f-",
+                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d9f",
+                                      "uid": "r1", "controller": true, "blockOwnerDeletion": true}],
+                 "labels": {"app": "web", "pod-template-hash": "7d9f"}},
+    "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"cpu": "500m"}},
+                             "terminationMessagePath": "/dev/termination-log"}],
+             "schedulerName": "default-scheduler", "priority": 0, "dnsPolicy": "ClusterFirst",
+             "securityContext": {}},
+    "status": {"phase": "Pending", "qosClass": "Burstable",
+               "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                               "message": "0/3 nodes are available: 3 Insufficient cpu.",
+                               "lastTransitionTime": "2026-11-01T10:00:00Z", "lastProbeTime": null}]}
+  })");
+  auto decodedPod = decode<Pod>(pod);
+  ASSERT_TRUE(decodedPod.has_value()) << decodedPod.error().str();
+  EXPECT_EQ(decodedPod->status.conditions[0].reason, "Unschedulable");
+  EXPECT_EQ(decodedPod->spec.priority, 0);
+  // `lastProbeTime: null` is the only difference: null and absent mean the same in Kubernetes.
+  json::value expected = pod;
+  expected.at("status").at("conditions").at(0).as_object().erase("lastProbeTime");
+  EXPECT_EQ(encode(*decodedPod), expected) << json::serialize(encode(*decodedPod));
+
+  const json::value node = parse(R"({
+    "apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "node-1", "labels": {"topology.kubernetes.io/zone": "eu-west-1a"}},
+    "spec": {"taints": [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}],
+             "podCIDR": "10.244.0.0/24"},
+    "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+               "allocatable": {"cpu": "3900m", "memory": "15Gi", "pods": "110"},
+               "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                               "lastHeartbeatTime": "2026-11-01T10:00:00Z",
+                               "lastTransitionTime": "2026-11-01T09:00:00Z"}],
+               "nodeInfo": {"kubeletVersion": "v1.31.0"}}
+  })");
+  auto decodedNode = decode<Node>(node);
+  ASSERT_TRUE(decodedNode.has_value()) << decodedNode.error().str();
+  EXPECT_EQ(decodedNode->status.allocatable.at("cpu").milliValue(), 3900);
+  EXPECT_EQ(encode(*decodedNode), node) << json::serialize(encode(*decodedNode));
+}
+
+TEST(CodecTest, AdmissionReviewKeepsObjectOpaque) {
+  const json::value review = parse(R"({
+    "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+    "request": {"uid": "705ab4f5", "kind": {"group": "flotilla.io", "version": "v1alpha1",
+                                            "kind": "PropagationPolicy"},
+                "resource": {"group": "flotilla.io", "version": "v1alpha1",
+                             "resource": "propagationpolicies"},
+                "name": "p", "namespace": "shop", "operation": "CREATE",
+                "userInfo": {"username": "admin", "groups": ["system:masters"], "extra": {"k": ["v"]}},
+                "object": {"kind": "PropagationPolicy", "spec": {"anything": [1, 2]}},
+                "dryRun": false}
+  })");
+  auto decoded = decode<AdmissionReview>(review);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().str();
+  EXPECT_EQ(decoded->request->operation, "CREATE");
+  EXPECT_EQ(decoded->request->object.at("spec").at("anything").as_array().size(), 2u);
+  EXPECT_EQ(encode(*decoded), review) << json::serialize(encode(*decoded));
+}
+
 TEST(CodecTest, FederatedDeploymentTemplateIsKeptVerbatim) {
   json::value original = parse(R"({
     "apiVersion": "flotilla.io/v1alpha1", "kind": "FederatedDeployment",
