@@ -13,7 +13,7 @@ namespace flotilla::api {
 namespace {
 
 using validation::Errors;
-std::string idx(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+using validation::idx;
 
 bool isLoopback(std::string_view host) {
   return host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host.starts_with("127.");

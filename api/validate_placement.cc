@@ -8,7 +8,7 @@ namespace flotilla::api {
 namespace {
 
 using validation::Errors;
-std::string idx(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+using validation::idx;
 
 void validateAffinity(const ClusterAffinity& a, const std::string& path, Errors& errors) {
   for (size_t i = 0; i < a.clusterNames.size(); ++i) {

@@ -9,7 +9,7 @@ namespace flotilla::api {
 namespace {
 
 using validation::Errors;
-std::string idx(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+using validation::idx;
 
 void validateDeploymentSpec(const DeploymentSpec& spec, const std::string& path, Errors& errors) {
   if (spec.replicas) errors.minimum(path + ".replicas", *spec.replicas, 0);

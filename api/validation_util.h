@@ -9,6 +9,11 @@
 
 namespace flotilla::api::validation {
 
+// `path[i]`: the field path of a list element.
+inline std::string idx(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
 // Accumulates field errors; messages follow the wording of Kubernetes' field errors.
 class Errors {
  public:
