@@ -49,6 +49,9 @@ struct PolicyCase {
   std::vector<std::string> expectedFields;  // empty: must stay valid
 };
 
+// Keeps test names short in ctest (gtest would otherwise print the struct's bytes).
+void PrintTo(const PolicyCase& c, std::ostream* os) { *os << c.name; }
+
 class PolicyValidationTest : public ::testing::TestWithParam<PolicyCase> {};
 
 TEST(PolicyValidationBaseTest, SampleIsValid) {

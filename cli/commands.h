@@ -14,6 +14,9 @@ using Args = std::vector<std::string>;
 // is valid, 1 when any is not or a file cannot be read/parsed, 2 on usage errors.
 int runValidate(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 
+// `flotillactl plan -f FILE`: the replica planner alone; JSON in, JSON out (docs/cli.md).
+int runPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+
 // `flotillactl crds [--out-dir DIR]`: writes (or prints) the generated CRDs.
 int runCrds(const Args& args, std::ostream& out, std::ostream& err);
 

@@ -13,7 +13,7 @@ constexpr const char* kHelp =
     "Commands:\n"
     "  validate -f FILE   Validate manifests with the admission webhook's rules (offline)\n"
     "  crds [--out-dir D] Print or write the flotilla.io CustomResourceDefinitions\n"
-    "  plan -f FILE       Run the replica planner alone        (not built yet: issue #3)\n"
+    "  plan -f FILE       Run the replica planner alone (JSON in, JSON out)\n"
     "  schedule -f FILE   Run the whole scheduler offline      (not built yet: issue #3)\n"
     "  version            Print the version\n"
     "\n"
@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
     std::cout << "flotillactl 0.1.0 (flotilla.io/v1alpha1)\n";
     return 0;
   }
-  if (command == "plan" || command == "schedule") {
+  if (command == "plan") return flotilla::cli::runPlan(args, std::cin, std::cout, std::cerr);
+  if (command == "schedule") {
     std::cerr << "flotillactl " << command
               << ": not available yet; the scheduler core arrives with its own issue (#3)\n";
     return 2;

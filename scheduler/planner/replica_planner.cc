@@ -148,7 +148,7 @@ ReplicaMap currentOkReplicas(const std::vector<Named>& prefs, const PlannerInput
   return current;
 }
 
-PlannerResult finish(ReplicaMap plan, ReplicaMap overflow, int64_t unplaced, bool keep) {
+PlannerResult finish(ReplicaMap plan, const ReplicaMap& overflow, int64_t unplaced, bool keep) {
   PlannerResult result{std::move(plan), {}};
   for (const auto& [cluster, count] : overflow) {
     // Without keeping, a cluster's overflow only counts what no other cluster could take.
@@ -162,7 +162,7 @@ PlannerResult planWeighted(const PlannerInput& in) {
   const std::vector<Named> prefs = participants(in);
   DesiredPlan desired = desiredPlan(prefs, in.estimatedCapacity, in.totalReplicas);
   if (!in.avoidDisruption) {
-    return finish(std::move(desired.plan), std::move(desired.overflow), desired.remaining,
+    return finish(std::move(desired.plan), desired.overflow, desired.remaining,
                   in.keepUnschedulableReplicas);
   }
   int64_t currentTotal = 0;
@@ -175,8 +175,7 @@ PlannerResult planWeighted(const PlannerInput& in) {
   } else if (currentTotal < desiredTotal) {
     plan = scaleUp(current, desired.plan, desiredTotal - currentTotal, in.key);
   }
-  return finish(std::move(plan), std::move(desired.overflow), desired.remaining,
-                in.keepUnschedulableReplicas);
+  return finish(std::move(plan), desired.overflow, desired.remaining, in.keepUnschedulableReplicas);
 }
 
 // Bin-packing (DESIGN §4.3 Divided/Aggregated): as few clusters as possible, clusters already
@@ -238,7 +237,7 @@ PlannerResult planAggregated(const PlannerInput& in) {
   // What fits nowhere overflows on the first cluster of the packing order: the one that would
   // take it if its capacity grew.
   if (remaining > 0 && !prefs.empty()) overflow[prefs.front().cluster] = remaining;
-  return finish(std::move(plan), std::move(overflow), std::max<int64_t>(remaining, 0),
+  return finish(std::move(plan), overflow, std::max<int64_t>(remaining, 0),
                 in.keepUnschedulableReplicas);
 }
 

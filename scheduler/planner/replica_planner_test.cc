@@ -44,7 +44,8 @@ TEST(WeightedPlannerTest, SeedTableOneMovesTheUnschedulableReplica) {
   PlannerResult r = planReplicas(in);
   EXPECT_THAT(r.plan, ElementsAre(Pair("member1", 1), Pair("member2", 3), Pair("member3", 2)));
   EXPECT_THAT(r.overflow, IsEmpty());  // the overflow replica found room on member2
-  EXPECT_THAT(r.placement(false), ElementsAre(Pair("member1", 1), Pair("member2", 3), Pair("member3", 2)));
+  EXPECT_THAT(r.placement(false),
+              ElementsAre(Pair("member1", 1), Pair("member2", 3), Pair("member3", 2)));
 
   in.key = "default/echo-server";  // member2 still precedes member3
   EXPECT_THAT(planReplicas(in).plan,
@@ -70,11 +71,13 @@ TEST(WeightedPlannerTest, SeedTableTwoKeepsOrDropsUnschedulableReplicas) {
   PlannerResult r = planReplicas(in);
   EXPECT_THAT(r.plan, ElementsAre(Pair("member1", 1), Pair("member2", 1), Pair("member3", 1)));
   EXPECT_THAT(r.overflow, ElementsAre(Pair("member1", 1), Pair("member2", 1), Pair("member3", 1)));
-  EXPECT_THAT(r.placement(false), ElementsAre(Pair("member1", 1), Pair("member2", 1), Pair("member3", 1)));
+  EXPECT_THAT(r.placement(false),
+              ElementsAre(Pair("member1", 1), Pair("member2", 1), Pair("member3", 1)));
 
   in.keepUnschedulableReplicas = true;
   r = planReplicas(in);
-  EXPECT_THAT(r.placement(true), ElementsAre(Pair("member1", 2), Pair("member2", 2), Pair("member3", 2)));
+  EXPECT_THAT(r.placement(true),
+              ElementsAre(Pair("member1", 2), Pair("member2", 2), Pair("member3", 2)));
 }
 
 // KubeAdmiral's blog: scale 30 -> 9 with weights 10:10:10 while running 15:15:0. Avoiding
@@ -185,7 +188,8 @@ PlannerInput randomInput(std::mt19937& rng, bool withCapacity) {
     if (uniform(0, 1)) in.currentReplicas[c] = uniform(0, 15);
     if (withCapacity && uniform(0, 2) == 0) in.estimatedCapacity[c] = uniform(0, 10);
   }
-  in.preferences[in.clusters[0]].weight = std::max<int64_t>(in.preferences[in.clusters[0]].weight, 1);
+  in.preferences[in.clusters[0]].weight =
+      std::max<int64_t>(in.preferences[in.clusters[0]].weight, 1);
   in.avoidDisruption = uniform(0, 1);
   in.keepUnschedulableReplicas = uniform(0, 1);
   return in;
