@@ -43,10 +43,12 @@ class InputReader {
     PlannerInput in;
     const json::object& obj = object(root, "input");
     static const std::set<std::string> kFields = {
-        "totalReplicas", "clusters", "preferences", "currentReplicas", "estimatedCapacity",
-        "key", "avoidDisruption", "keepUnschedulableReplicas", "division"};
+        "totalReplicas",     "clusters", "preferences",     "currentReplicas",
+        "estimatedCapacity", "key",      "avoidDisruption", "keepUnschedulableReplicas",
+        "division"};
     for (const auto& kv : obj) {
-      if (!kFields.count(std::string(kv.key()))) fail("unknown field \"" + std::string(kv.key()) + "\"");
+      if (!kFields.count(std::string(kv.key())))
+        fail("unknown field \"" + std::string(kv.key()) + "\"");
     }
     if (const json::value* total = obj.if_contains("totalReplicas")) {
       in.totalReplicas = nonNegative(*total, "totalReplicas");

@@ -43,11 +43,14 @@ TEST(PlanCommandTest, SeedTableTwoWithAndWithoutKeeping) {
       "estimatedCapacity": {"member1": 1, "member2": 1, "member3": 1}, "key": "default/web")";
   PlanResult dropped = plan("{" + base + "}");
   ASSERT_EQ(dropped.code, 0) << dropped.err;
-  EXPECT_EQ(dropped.output.at("placement"), json::parse(R"({"member1": 1, "member2": 1, "member3": 1})"));
-  EXPECT_EQ(dropped.output.at("overflow"), json::parse(R"({"member1": 1, "member2": 1, "member3": 1})"));
+  EXPECT_EQ(dropped.output.at("placement"),
+            json::parse(R"({"member1": 1, "member2": 1, "member3": 1})"));
+  EXPECT_EQ(dropped.output.at("overflow"),
+            json::parse(R"({"member1": 1, "member2": 1, "member3": 1})"));
   PlanResult kept = plan("{" + base + R"(, "keepUnschedulableReplicas": true})");
   ASSERT_EQ(kept.code, 0) << kept.err;
-  EXPECT_EQ(kept.output.at("placement"), json::parse(R"({"member1": 2, "member2": 2, "member3": 2})"));
+  EXPECT_EQ(kept.output.at("placement"),
+            json::parse(R"({"member1": 2, "member2": 2, "member3": 2})"));
 }
 
 TEST(PlanCommandTest, DefaultsAndPreferences) {
@@ -75,7 +78,8 @@ TEST(PlanCommandTest, MalformedInputIsOneLineOnStderr) {
       {R"({"totalReplicas": 1, "clusters": ["a"], "preferences": {"a": {"minReplicas": 3, "maxReplicas": 2}}})",
        "preferences.a.maxReplicas: must be >= minReplicas"},
       {R"({"totalReplicas": 1, "clusters": ["a"], "division": "Random"})", "division: expected"},
-      {R"({"totalReplicas": 1, "clusters": ["a"], "avoidDisruption": "yes"})", "avoidDisruption: expected"},
+      {R"({"totalReplicas": 1, "clusters": ["a"], "avoidDisruption": "yes"})",
+       "avoidDisruption: expected"},
       {R"({"totalReplicas": 1, "clusters": ["a"], "replicas": 3})", "unknown field \"replicas\""},
       {R"([1, 2])", "input: expected an object"},
   };

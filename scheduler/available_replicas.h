@@ -1,0 +1,21 @@
+// How many more replicas of a workload a cluster can run (DESIGN §4.5, seed 000).
+#pragma once
+
+#include <cstdint>
+
+#include "api/flotilla_types.h"
+
+namespace flotilla::scheduler {
+
+// min over requested resources of (allocatable - allocated - allocating) / request, CPU in
+// millicores, bounded by the pods the cluster can still take. A cluster lacking a requested
+// resource can run 0; requests of zero are ignored. No requests at all: bounded by pods only
+// (and unbounded, INT32_MAX, when the cluster reports no pod capacity either).
+int64_t availableReplicas(const api::ClusterResources& resources,
+                          const api::ResourceList& perReplica);
+
+// allocatable - allocated - allocating for one resource; nullopt when not allocatable at all.
+std::optional<api::Quantity> availableResource(const api::ClusterResources& resources,
+                                               const std::string& name);
+
+}  // namespace flotilla::scheduler

@@ -1,0 +1,83 @@
+// The scheduling framework's data: what is scheduled, per-cycle state, plugin verdicts, results.
+#pragma once
+
+#include <any>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <typeindex>
+#include <unordered_map>
+#include <vector>
+
+#include "api/flotilla_types.h"
+#include "scheduler/planner/replica_planner.h"
+
+namespace flotilla::scheduler {
+
+// One ResourceBinding as the scheduler sees it.
+struct SchedulingUnit {
+  std::string key;  // "namespace/name" of the workload (ties in the planner depend on it)
+  std::string apiVersion;  // of the workload kind the members must serve (apps/v1)
+  std::string kind;        // Deployment
+  int32_t replicas = 0;
+  api::ResourceList resourceRequest;  // per replica
+  api::Placement placement;           // defaulted
+  int32_t priority = 0;
+  ReplicaMap currentReplicas;    // the previous result still in force
+  ReplicaMap estimatedCapacity;  // from auto-migration
+  bool keepUnschedulableReplicas = false;
+
+  bool placedOn(const std::string& cluster) const {
+    auto it = currentReplicas.find(cluster);
+    return it != currentReplicas.end() && it->second > 0;
+  }
+};
+
+// Data plugins of one scheduling cycle share (computed once, read by several plugins).
+class CycleState {
+ public:
+  template <class T>
+  T* get() {
+    auto it = slots_.find(std::type_index(typeid(T)));
+    return it == slots_.end() ? nullptr : std::any_cast<T>(&it->second);
+  }
+  template <class T>
+  T& put(T value) {
+    auto& slot = slots_[std::type_index(typeid(T))];
+    slot = std::move(value);
+    return *std::any_cast<T>(&slot);
+  }
+
+ private:
+  std::unordered_map<std::type_index, std::any> slots_;
+};
+
+// A plugin's verdict. Success carries nothing; the others carry a reason a user can read.
+struct Status {
+  enum class Code { kSuccess, kUnschedulable, kError };
+  Code code = Code::kSuccess;
+  std::string reason;
+
+  static Status success() { return {}; }
+  static Status unschedulable(std::string reason) { return {Code::kUnschedulable, std::move(reason)}; }
+  static Status error(std::string reason) { return {Code::kError, std::move(reason)}; }
+  bool ok() const { return code == Code::kSuccess; }
+};
+
+// A cluster that passed filtering, with its weighted total and per-plugin scores.
+struct ScoredCluster {
+  const api::FederatedCluster* cluster = nullptr;
+  int64_t score = 0;
+  std::vector<std::pair<std::string_view, int64_t>> pluginScores;  // plugin -> weighted score
+  const std::string& name() const { return cluster->metadata.name; }
+};
+
+// Why a cluster was filtered out: the first failing plugin and its reason.
+struct FilterVerdict {
+  std::string cluster;
+  std::string plugin;  // empty: feasible
+  std::string reason;
+};
+
+}  // namespace flotilla::scheduler

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "scheduler/framework/plugin.h"
+
+namespace flotilla::scheduler {
+
+// Filter: placement.clusterAffinity — clusterNames (if any) must list the cluster, exclude must
+// not, labelSelector must match its labels, fieldSelector its provider/region/zone. All given
+// criteria must hold; an empty affinity matches every cluster.
+// Score: clusters named in clusterNames are preferred in the order listed (first = 100).
+class ClusterAffinity final : public FilterPlugin, public ScorePlugin {
+ public:
+  static constexpr const char* kName = "ClusterAffinity";
+  std::string_view name() const override { return kName; }
+  void prepare(CycleState& state, const SchedulingUnit& unit,
+               const std::vector<const api::FederatedCluster*>& clusters) override;
+  Status filter(CycleState& state, const SchedulingUnit& unit,
+                const api::FederatedCluster& cluster) const override;
+  int64_t score(CycleState& state, const SchedulingUnit& unit,
+                const api::FederatedCluster& cluster) const override;
+};
+
+}  // namespace flotilla::scheduler

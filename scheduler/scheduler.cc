@@ -1,0 +1,153 @@
+#include "scheduler/scheduler.h"
+
+#include <algorithm>
+#include <map>
+
+#include "api/validation.h"
+
+namespace flotilla::scheduler {
+
+const char* ScheduleResult::reason() const {
+  switch (outcome) {
+    case Outcome::kScheduled:
+      return "Success";
+    case Outcome::kNoClusterFit:
+      return "NoClusterFit";
+    case Outcome::kUnschedulable:
+      return "Unschedulable";
+    case Outcome::kError:
+      return "SchedulerError";
+  }
+  return "SchedulerError";
+}
+
+std::string noClusterFitMessage(const std::vector<FilterVerdict>& verdicts) {
+  std::map<std::string, int> histogram;
+  for (const auto& v : verdicts) {
+    if (!v.plugin.empty()) ++histogram[v.reason];
+  }
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : histogram) parts.push_back(std::to_string(count) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  std::string message = "0/" + std::to_string(verdicts.size()) + " clusters are available";
+  for (size_t i = 0; i < parts.size(); ++i) message += (i == 0 ? ": " : ", ") + parts[i];
+  return message + ".";
+}
+
+std::string placementSummary(const ReplicaMap& placement) {
+  std::string out;
+  for (const auto& [cluster, n] : placement) {
+    if (!out.empty()) out += ' ';
+    out += cluster + "=" + std::to_string(n);
+  }
+  return out;
+}
+
+ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
+                            const std::vector<api::FederatedCluster>& clusters,
+                            const ScheduleOptions& options) {
+  ScheduleResult result;
+  CycleState state;
+  std::vector<const api::FederatedCluster*> all;
+  all.reserve(clusters.size());
+  for (const auto& c : clusters) all.push_back(&c);
+  for (const auto& plugin : profile.all) plugin->prepare(state, unit, all);
+
+  // Filter: every cluster gets a verdict; the first failing plugin is its reason.
+  result.verdicts.reserve(clusters.size());
+  for (const auto& cluster : clusters) {
+    FilterVerdict verdict{cluster.metadata.name, "", ""};
+    for (const auto& f : profile.filter) {
+      Status s = f->filter(state, unit, cluster);
+      if (s.code == Status::Code::kError) {
+        result.outcome = ScheduleResult::Outcome::kError;
+        result.message = std::string(f->name()) + ": " + s.reason;
+        return result;
+      }
+      if (!s.ok()) {
+        verdict.plugin = std::string(f->name());
+        verdict.reason = std::move(s.reason);
+        break;
+      }
+    }
+    if (verdict.plugin.empty()) result.feasible.push_back({&cluster, 0, {}});
+    result.verdicts.push_back(std::move(verdict));
+  }
+  if (result.feasible.empty()) {
+    result.outcome = ScheduleResult::Outcome::kNoClusterFit;
+    result.message = noClusterFitMessage(result.verdicts);
+    return result;
+  }
+
+  // Score: each plugin scores every feasible cluster, normalizes, and is weighted.
+  std::vector<int64_t> scores(result.feasible.size());
+  for (const auto& [plugin, weight] : profile.score) {
+    for (size_t i = 0; i < result.feasible.size(); ++i) {
+      scores[i] = plugin->score(state, unit, *result.feasible[i].cluster);
+    }
+    plugin->normalize(state, unit, result.feasible, scores);
+    for (size_t i = 0; i < result.feasible.size(); ++i) {
+      const int64_t weighted = std::clamp<int64_t>(scores[i], 0, kMaxClusterScore) * weight;
+      result.feasible[i].score += weighted;
+      if (options.explain) result.feasible[i].pluginScores.emplace_back(plugin->name(), weighted);
+    }
+  }
+  std::stable_sort(result.feasible.begin(), result.feasible.end(),
+                   [](const ScoredCluster& a, const ScoredCluster& b) {
+                     if (a.score != b.score) return a.score > b.score;
+                     return a.name() < b.name();
+                   });
+
+  // Select.
+  std::vector<ScoredCluster> selected = result.feasible;
+  for (const auto& s : profile.select) {
+    Status status = s->select(state, unit, selected);
+    if (!status.ok()) {
+      result.outcome = status.code == Status::Code::kError ? ScheduleResult::Outcome::kError
+                                                           : ScheduleResult::Outcome::kUnschedulable;
+      result.message = status.reason;
+      return result;
+    }
+  }
+  for (const auto& sc : selected) result.selected.push_back(sc.name());
+
+  // Replicas.
+  for (const auto& r : profile.replicas) {
+    Status status = r->assign(state, unit, selected, result.assignment);
+    if (!status.ok()) {
+      result.outcome = status.code == Status::Code::kError ? ScheduleResult::Outcome::kError
+                                                           : ScheduleResult::Outcome::kUnschedulable;
+      result.message = status.reason;
+      return result;
+    }
+  }
+  result.placement = result.assignment.placement(unit.keepUnschedulableReplicas);
+  return result;
+}
+
+SchedulingUnit unitFromBinding(const api::ResourceBinding& binding, bool keepUnschedulableReplicas) {
+  SchedulingUnit unit;
+  const auto& spec = binding.spec;
+  unit.key = spec.resource.namespace_ + "/" + spec.resource.name;
+  // A FederatedDeployment is run by members as an apps/v1 Deployment.
+  if (spec.resource.kind == "FederatedDeployment" || spec.resource.kind.empty()) {
+    unit.apiVersion = "apps/v1";
+    unit.kind = "Deployment";
+  } else {
+    unit.apiVersion = spec.resource.apiVersion;
+    unit.kind = spec.resource.kind;
+  }
+  unit.replicas = spec.replicas;
+  unit.resourceRequest = spec.replicaRequirements.resourceRequest;
+  unit.placement = spec.placement;
+  api::setDefaults(unit.placement);
+  unit.priority = spec.priority;
+  for (const auto& c : spec.clusters) unit.currentReplicas[c.name] = c.replicas;
+  if (binding.status.autoMigration) {
+    unit.estimatedCapacity = binding.status.autoMigration->estimatedCapacity;
+  }
+  unit.keepUnschedulableReplicas = keepUnschedulableReplicas;
+  return unit;
+}
+
+}  // namespace flotilla::scheduler

@@ -1,0 +1,47 @@
+// One scheduling cycle: filter -> score (+normalize) -> select -> replicas (DESIGN §4.3).
+// A pure function of the profile, the unit and a snapshot of the clusters: no I/O, so the
+// controller, `flotillactl schedule` and the benchmarks all run exactly this.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scheduler/framework/registry.h"
+
+namespace flotilla::scheduler {
+
+struct ScheduleOptions {
+  bool explain = false;  // keep every plugin's weighted score per cluster (CLI, diagnosis)
+};
+
+struct ScheduleResult {
+  enum class Outcome { kScheduled, kNoClusterFit, kUnschedulable, kError };
+  Outcome outcome = Outcome::kScheduled;
+  std::string message;                 // for the Scheduled=False condition
+  std::vector<FilterVerdict> verdicts;  // every cluster, input order; plugin empty = feasible
+  std::vector<ScoredCluster> feasible;  // scored, best first
+  std::vector<std::string> selected;    // after the select stage, best first
+  PlannerResult assignment;             // plan and overflow
+  ReplicaMap placement;                 // what to write to spec.clusters (zeros dropped)
+
+  bool ok() const { return outcome == Outcome::kScheduled; }
+  // The Scheduled condition's reason: Success, NoClusterFit, Unschedulable or SchedulerError.
+  const char* reason() const;
+};
+
+ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
+                            const std::vector<api::FederatedCluster>& clusters,
+                            const ScheduleOptions& options = {});
+
+// kube-scheduler style: "0/5 clusters are available: 2 cluster(s) had untolerated taint
+// {k=v:NoSchedule}, 3 cluster(s) were not ready." (reasons sorted, counted).
+std::string noClusterFitMessage(const std::vector<FilterVerdict>& verdicts);
+
+// "member1=1 member2=3 member3=2": status.placementSummary and the PLACEMENT column.
+std::string placementSummary(const ReplicaMap& placement);
+
+// The scheduler's view of a binding: workload key, replicas, requests, defaulted placement,
+// current result and auto-migration estimates.
+SchedulingUnit unitFromBinding(const api::ResourceBinding& binding, bool keepUnschedulableReplicas);
+
+}  // namespace flotilla::scheduler
