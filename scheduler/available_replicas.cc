@@ -10,7 +10,8 @@ std::optional<api::Quantity> availableResource(const api::ClusterResources& reso
   auto it = resources.allocatable.find(name);
   if (it == resources.allocatable.end()) return std::nullopt;
   api::Quantity available = it->second;
-  if (auto a = resources.allocated.find(name); a != resources.allocated.end()) available -= a->second;
+  if (auto a = resources.allocated.find(name); a != resources.allocated.end())
+    available -= a->second;
   if (auto a = resources.allocating.find(name); a != resources.allocating.end()) {
     available -= a->second;
   }

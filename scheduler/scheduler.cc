@@ -27,7 +27,8 @@ std::string noClusterFitMessage(const std::vector<FilterVerdict>& verdicts) {
     if (!v.plugin.empty()) ++histogram[v.reason];
   }
   std::vector<std::string> parts;
-  for (const auto& [reason, count] : histogram) parts.push_back(std::to_string(count) + " " + reason);
+  for (const auto& [reason, count] : histogram)
+    parts.push_back(std::to_string(count) + " " + reason);
   std::sort(parts.begin(), parts.end());
   std::string message = "0/" + std::to_string(verdicts.size()) + " clusters are available";
   for (size_t i = 0; i < parts.size(); ++i) message += (i == 0 ? ": " : ", ") + parts[i];
@@ -103,8 +104,9 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
   for (const auto& s : profile.select) {
     Status status = s->select(state, unit, selected);
     if (!status.ok()) {
-      result.outcome = status.code == Status::Code::kError ? ScheduleResult::Outcome::kError
-                                                           : ScheduleResult::Outcome::kUnschedulable;
+      result.outcome = status.code == Status::Code::kError
+                           ? ScheduleResult::Outcome::kError
+                           : ScheduleResult::Outcome::kUnschedulable;
       result.message = status.reason;
       return result;
     }
@@ -115,8 +117,9 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
   for (const auto& r : profile.replicas) {
     Status status = r->assign(state, unit, selected, result.assignment);
     if (!status.ok()) {
-      result.outcome = status.code == Status::Code::kError ? ScheduleResult::Outcome::kError
-                                                           : ScheduleResult::Outcome::kUnschedulable;
+      result.outcome = status.code == Status::Code::kError
+                           ? ScheduleResult::Outcome::kError
+                           : ScheduleResult::Outcome::kUnschedulable;
       result.message = status.reason;
       return result;
     }
@@ -125,7 +128,8 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
   return result;
 }
 
-SchedulingUnit unitFromBinding(const api::ResourceBinding& binding, bool keepUnschedulableReplicas) {
+SchedulingUnit unitFromBinding(const api::ResourceBinding& binding,
+                               bool keepUnschedulableReplicas) {
   SchedulingUnit unit;
   const auto& spec = binding.spec;
   unit.key = spec.resource.namespace_ + "/" + spec.resource.name;

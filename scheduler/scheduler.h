@@ -17,7 +17,7 @@ struct ScheduleOptions {
 struct ScheduleResult {
   enum class Outcome { kScheduled, kNoClusterFit, kUnschedulable, kError };
   Outcome outcome = Outcome::kScheduled;
-  std::string message;                 // for the Scheduled=False condition
+  std::string message;                  // for the Scheduled=False condition
   std::vector<FilterVerdict> verdicts;  // every cluster, input order; plugin empty = feasible
   std::vector<ScoredCluster> feasible;  // scored, best first
   std::vector<std::string> selected;    // after the select stage, best first

@@ -10,9 +10,9 @@
 namespace flotilla::scheduler {
 namespace {
 
+using testing::cluster;
 using ::testing::ElementsAre;
 using ::testing::Pair;
-using testing::cluster;
 using testing::q;
 
 SchedulingUnit unit(int32_t replicas, const std::string& type = "Divided") {
@@ -121,7 +121,8 @@ TEST(SchedulerTest, ClusterAffinity) {
   u.placement.clusterAffinity->clusterNames = {"member3", "member1"};
   ScheduleResult r = run(u, clusters);
   EXPECT_THAT(r.selected, ElementsAre("member3", "member1"));  // listed order is preferred
-  EXPECT_EQ(r.verdicts[1].reason, "cluster(s) didn't match the placement cluster affinity constraints");
+  EXPECT_EQ(r.verdicts[1].reason,
+            "cluster(s) didn't match the placement cluster affinity constraints");
 }
 
 TEST(SchedulerTest, ApiEnablementAndNotReady) {
@@ -145,7 +146,8 @@ TEST(SchedulerTest, SpreadAcrossRegionsAndClusters) {
   // Two clusters that span both regions: member3 (the only us cluster) must be one of them.
   EXPECT_NE(std::find(r.selected.begin(), r.selected.end(), "member3"), r.selected.end());
 
-  u.placement.spreadConstraints = {{"region", "", 3, std::nullopt}, {"cluster", "", 1, std::nullopt}};
+  u.placement.spreadConstraints = {{"region", "", 3, std::nullopt},
+                                   {"cluster", "", 1, std::nullopt}};
   r = run(u, clusters);
   EXPECT_EQ(r.outcome, ScheduleResult::Outcome::kUnschedulable);
   EXPECT_EQ(r.message, "spread constraint region: 2 group(s) available, minGroups is 3");
@@ -167,8 +169,8 @@ TEST(SchedulerTest, MaxClustersKeepsClustersAlreadyRunningTheWorkload) {
 }
 
 TEST(SchedulerTest, TopologySpreadDoNotScheduleEvensOutZones) {
-  std::vector<api::FederatedCluster> clusters = {cluster("a1", "eu", "z1"), cluster("a2", "eu", "z1"),
-                                                 cluster("b1", "eu", "z2")};
+  std::vector<api::FederatedCluster> clusters = {
+      cluster("a1", "eu", "z1"), cluster("a2", "eu", "z1"), cluster("b1", "eu", "z2")};
   SchedulingUnit u = unit(6);
   // Without the constraint: 2:2:2 puts 4 in z1 and 2 in z2.
   EXPECT_THAT(run(u, clusters).placement, ElementsAre(Pair("a1", 2), Pair("a2", 2), Pair("b1", 2)));
@@ -181,13 +183,15 @@ TEST(SchedulerTest, TopologySpreadDoNotScheduleEvensOutZones) {
   u.estimatedCapacity = {{"b1", 2}};  // z2 cannot take more: unsatisfiable
   r = run(u, clusters);
   EXPECT_EQ(r.outcome, ScheduleResult::Outcome::kUnschedulable);
-  EXPECT_EQ(r.message,
-            "topology spread constraint on zone (maxSkew 1) cannot be satisfied: zone z2 has no room "
-            "for more replicas");
+  EXPECT_EQ(
+      r.message,
+      "topology spread constraint on zone (maxSkew 1) cannot be satisfied: zone z2 has no room "
+      "for more replicas");
 }
 
 TEST(SchedulerTest, TopologySpreadScheduleAnywayPrefersEmptierDomains) {
-  std::vector<api::FederatedCluster> clusters = {cluster("a1", "eu", "z1"), cluster("b1", "eu", "z2")};
+  std::vector<api::FederatedCluster> clusters = {cluster("a1", "eu", "z1"),
+                                                 cluster("b1", "eu", "z2")};
   SchedulingUnit u = unit(1);
   u.placement.topologySpreadConstraints = {{"zone", 1, "ScheduleAnyway"}};
   u.currentReplicas = {{"a1", 3}};

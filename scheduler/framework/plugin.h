@@ -51,7 +51,8 @@ class ReplicasPlugin : public virtual Plugin {
   // Fills or corrects `assignment` (cluster -> replicas) for the selected clusters. Plugins run in
   // order; each decides whether the unit concerns it (Duplicated vs Divided, DoNotSchedule spread).
   virtual Status assign(CycleState& state, const SchedulingUnit& unit,
-                        const std::vector<ScoredCluster>& selected, PlannerResult& assignment) const = 0;
+                        const std::vector<ScoredCluster>& selected,
+                        PlannerResult& assignment) const = 0;
 };
 
 }  // namespace flotilla::scheduler

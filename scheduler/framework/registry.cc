@@ -61,24 +61,28 @@ api::Result<Profile> buildProfile(const api::SchedulingProfile& spec) {
   std::map<std::string, const boost::json::value*> args;
   for (const auto& c : spec.spec.pluginConfig) args[c.name] = &c.args;
   static const boost::json::value kNoArgs;
-  auto instance = [&](const std::string& name, const std::string& field) -> api::Result<std::shared_ptr<Plugin>> {
+  auto instance = [&](const std::string& name,
+                      const std::string& field) -> api::Result<std::shared_ptr<Plugin>> {
     if (auto it = instances.find(name); it != instances.end()) return it->second;
     auto factory = pluginRegistry().find(name);
     if (factory == pluginRegistry().end()) {
-      return api::invalid("unknown plugin", {{field, "Unsupported value: \"" + name + "\": unknown plugin"}});
+      return api::invalid("unknown plugin",
+                          {{field, "Unsupported value: \"" + name + "\": unknown plugin"}});
     }
     auto a = args.find(name);
     auto created = factory->second(a == args.end() ? kNoArgs : *a->second);
     if (!created) {
-      return api::invalid("invalid plugin args", {{"spec.pluginConfig", name + ": " + created.error().message}});
+      return api::invalid("invalid plugin args",
+                          {{"spec.pluginConfig", name + ": " + created.error().message}});
     }
     instances[name] = *created;
     return *created;
   };
 
   // Resolve the ordered (name, weight) list of one extension point.
-  auto resolve = [](const api::PluginSet& set, std::vector<std::string> defaults,
-                    const std::string& path) -> api::Result<std::vector<std::pair<std::string, int64_t>>> {
+  auto resolve =
+      [](const api::PluginSet& set, std::vector<std::string> defaults,
+         const std::string& path) -> api::Result<std::vector<std::pair<std::string, int64_t>>> {
     std::vector<std::pair<std::string, int64_t>> out;
     const bool disableAll = std::any_of(set.disabled.begin(), set.disabled.end(),
                                         [](const api::PluginRef& p) { return p.name == "*"; });
@@ -94,10 +98,11 @@ api::Result<Profile> buildProfile(const api::SchedulingProfile& spec) {
       const int64_t weight = ref.weight.value_or(1);
       if (weight < 1) {
         return api::invalid("invalid weight", {{path + ".enabled[" + std::to_string(i) + "].weight",
-                                               "Invalid value: " + std::to_string(weight) +
-                                                   ": must be greater than or equal to 1"}});
+                                                "Invalid value: " + std::to_string(weight) +
+                                                    ": must be greater than or equal to 1"}});
       }
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == ref.name; });
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == ref.name; });
       if (it != out.end()) {
         it->second = weight;
       } else {

@@ -27,10 +27,14 @@ std::vector<std::pair<std::string, int64_t>> scoreNames(const Profile& p) {
 
 TEST(RegistryTest, RegistersExactlyTheNamesTheApiValidates) {
   std::set<std::string> expected;
-  for (auto list : {std::vector<std::string_view>(api::enums::kFilterPlugins.begin(), api::enums::kFilterPlugins.end()),
-                    std::vector<std::string_view>(api::enums::kScorePlugins.begin(), api::enums::kScorePlugins.end()),
-                    std::vector<std::string_view>(api::enums::kSelectPlugins.begin(), api::enums::kSelectPlugins.end()),
-                    std::vector<std::string_view>(api::enums::kReplicasPlugins.begin(), api::enums::kReplicasPlugins.end())}) {
+  for (auto list : {std::vector<std::string_view>(api::enums::kFilterPlugins.begin(),
+                                                  api::enums::kFilterPlugins.end()),
+                    std::vector<std::string_view>(api::enums::kScorePlugins.begin(),
+                                                  api::enums::kScorePlugins.end()),
+                    std::vector<std::string_view>(api::enums::kSelectPlugins.begin(),
+                                                  api::enums::kSelectPlugins.end()),
+                    std::vector<std::string_view>(api::enums::kReplicasPlugins.begin(),
+                                                  api::enums::kReplicasPlugins.end())}) {
     for (auto n : list) expected.insert(std::string(n));
   }
   std::set<std::string> registered;
@@ -66,7 +70,8 @@ TEST(ProfileTest, EnableDisableStarAndWeights) {
   EXPECT_THAT(names(p.filter), ElementsAre("ClusterReady"));
   auto scores = scoreNames(p);
   EXPECT_EQ(scores.size(), 5u);
-  EXPECT_EQ(std::count(scores.begin(), scores.end(), std::pair<std::string, int64_t>{"Locality", 3}), 1);
+  EXPECT_EQ(
+      std::count(scores.begin(), scores.end(), std::pair<std::string, int64_t>{"Locality", 3}), 1);
   for (const auto& [name, weight] : scores) EXPECT_NE(name, "BalancedAllocation");
 }
 
@@ -92,11 +97,14 @@ TEST(ProfileTest, RejectsUnknownZeroWeightAndWrongPoint) {
 
 TEST(ProfileTest, PluginConfigArgsReachTheFactory) {
   api::SchedulingProfile sp;
-  sp.spec.pluginConfig = {{"LeastAllocated", boost::json::parse(R"({"resources": [{"name": "cpu", "weight": 0}]})")}};
+  sp.spec.pluginConfig = {
+      {"LeastAllocated", boost::json::parse(R"({"resources": [{"name": "cpu", "weight": 0}]})")}};
   auto bad = buildProfile(sp);
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(bad.error().causes.at(0).message.find("LeastAllocated: args.resources[].weight"), std::string::npos);
-  sp.spec.pluginConfig[0].args = boost::json::parse(R"({"resources": [{"name": "cpu", "weight": 2}]})");
+  EXPECT_NE(bad.error().causes.at(0).message.find("LeastAllocated: args.resources[].weight"),
+            std::string::npos);
+  sp.spec.pluginConfig[0].args =
+      boost::json::parse(R"({"resources": [{"name": "cpu", "weight": 2}]})");
   EXPECT_TRUE(buildProfile(sp).has_value());
 }
 

@@ -17,7 +17,7 @@ namespace flotilla::scheduler {
 
 // One ResourceBinding as the scheduler sees it.
 struct SchedulingUnit {
-  std::string key;  // "namespace/name" of the workload (ties in the planner depend on it)
+  std::string key;         // "namespace/name" of the workload (ties in the planner depend on it)
   std::string apiVersion;  // of the workload kind the members must serve (apps/v1)
   std::string kind;        // Deployment
   int32_t replicas = 0;
@@ -60,7 +60,9 @@ struct Status {
   std::string reason;
 
   static Status success() { return {}; }
-  static Status unschedulable(std::string reason) { return {Code::kUnschedulable, std::move(reason)}; }
+  static Status unschedulable(std::string reason) {
+    return {Code::kUnschedulable, std::move(reason)};
+  }
   static Status error(std::string reason) { return {Code::kError, std::move(reason)}; }
   bool ok() const { return code == Code::kSuccess; }
 };

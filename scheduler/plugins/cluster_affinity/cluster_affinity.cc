@@ -36,7 +36,8 @@ Status ClusterAffinity::filter(CycleState& state, const SchedulingUnit& unit,
                                const api::FederatedCluster& cluster) const {
   const auto& affinity = unit.placement.clusterAffinity;
   if (!affinity) return Status::success();
-  static const std::string kMismatch = "cluster(s) didn't match the placement cluster affinity constraints";
+  static const std::string kMismatch =
+      "cluster(s) didn't match the placement cluster affinity constraints";
   const std::string& name = cluster.metadata.name;
   const auto contains = [&](const std::vector<std::string>& list) {
     return std::find(list.begin(), list.end(), name) != list.end();

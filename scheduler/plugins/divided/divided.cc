@@ -24,7 +24,8 @@ bool targets(const api::ClusterTarget& target, const api::FederatedCluster& clus
 Status Divided::assign(CycleState&, const SchedulingUnit& unit,
                        const std::vector<ScoredCluster>& selected,
                        PlannerResult& assignment) const {
-  const api::ReplicaScheduling rs = unit.placement.replicaScheduling.value_or(api::ReplicaScheduling{});
+  const api::ReplicaScheduling rs =
+      unit.placement.replicaScheduling.value_or(api::ReplicaScheduling{});
   if (!rs.type.empty() && rs.type != "Divided") return Status::success();
 
   PlannerInput in;
@@ -41,7 +42,8 @@ Status Divided::assign(CycleState&, const SchedulingUnit& unit,
     const std::string& name = sc.name();
     in.clusters.push_back(name);
     const int64_t running = unit.currentReplicas.count(name) ? unit.currentReplicas.at(name) : 0;
-    const int64_t capacity = availableReplicas(sc.cluster->status.resources, unit.resourceRequest) + running;
+    const int64_t capacity =
+        availableReplicas(sc.cluster->status.resources, unit.resourceRequest) + running;
     if (in.division == Division::kAggregated) {
       // Room to pack into: what the cluster can run, tightened by auto-migration's estimate.
       auto& cap = in.estimatedCapacity[name];
@@ -66,7 +68,8 @@ Status Divided::assign(CycleState&, const SchedulingUnit& unit,
   }
   if (unit.replicas > 0 && totalWeight == 0) {
     if (!rs.weights.empty() && in.division == Division::kWeighted) {
-      return Status::unschedulable("no selected cluster matches spec.placement.replicaScheduling.weights");
+      return Status::unschedulable(
+          "no selected cluster matches spec.placement.replicaScheduling.weights");
     }
     return Status::unschedulable("no selected cluster has room for a replica (" +
                                  std::to_string(selected.size()) + " selected)");

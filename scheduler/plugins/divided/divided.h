@@ -15,7 +15,8 @@ class Divided final : public ReplicasPlugin {
   static constexpr const char* kName = "Divided";
   std::string_view name() const override { return kName; }
   Status assign(CycleState& state, const SchedulingUnit& unit,
-                const std::vector<ScoredCluster>& selected, PlannerResult& assignment) const override;
+                const std::vector<ScoredCluster>& selected,
+                PlannerResult& assignment) const override;
 };
 
 }  // namespace flotilla::scheduler

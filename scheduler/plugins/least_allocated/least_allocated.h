@@ -7,7 +7,8 @@ namespace flotilla::scheduler {
 
 // Score: prefers clusters with the most free capacity after one more replica, per resource
 // (allocatable - allocated - allocating - request) / allocatable * 100, averaged with weights.
-// pluginConfig args: {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}.
+// pluginConfig args: {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight":
+// 1}]}.
 class LeastAllocated final : public ScorePlugin {
  public:
   static constexpr const char* kName = "LeastAllocated";

@@ -12,8 +12,9 @@ Status MaxClusters::select(CycleState&, const SchedulingUnit& unit,
                         [&](const ScoredCluster& c) { return unit.placedOn(c.name()); });
   clusters.resize(max);
   // Give the survivors back in score order.
-  std::stable_sort(clusters.begin(), clusters.end(),
-                   [](const ScoredCluster& a, const ScoredCluster& b) { return a.score > b.score; });
+  std::stable_sort(
+      clusters.begin(), clusters.end(),
+      [](const ScoredCluster& a, const ScoredCluster& b) { return a.score > b.score; });
   return Status::success();
 }
 

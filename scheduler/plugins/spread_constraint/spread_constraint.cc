@@ -57,8 +57,8 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
     const int64_t min = c.minGroups.value_or(1);
     if (available < min) {
       return Status::unschedulable("spread constraint " + describe(c) + ": " +
-                                   std::to_string(available) + " group(s) available, minGroups is " +
-                                   std::to_string(min));
+                                   std::to_string(available) +
+                                   " group(s) available, minGroups is " + std::to_string(min));
     }
     const int64_t keep = std::min(available, static_cast<int64_t>(c.maxGroups.value_or(INT32_MAX)));
     std::set<std::string> kept(order.begin(), order.begin() + keep);

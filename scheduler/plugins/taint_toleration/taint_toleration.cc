@@ -9,8 +9,8 @@ Status TaintToleration::filter(CycleState&, const SchedulingUnit& unit,
   static const std::vector<std::string> kNew = {"NoSchedule", "NoExecute"};
   static const std::vector<std::string> kPlaced = {"NoExecute"};
   const auto& effects = unit.placedOn(cluster.metadata.name) ? kPlaced : kNew;
-  if (const api::Taint* t = api::firstUntoleratedTaint(cluster.spec.taints,
-                                                       unit.placement.clusterTolerations, effects)) {
+  if (const api::Taint* t = api::firstUntoleratedTaint(
+          cluster.spec.taints, unit.placement.clusterTolerations, effects)) {
     return Status::unschedulable("cluster(s) had untolerated taint {" + t->str() + "}");
   }
   return Status::success();
@@ -28,7 +28,8 @@ int64_t TaintToleration::score(CycleState&, const SchedulingUnit& unit,
   return intolerable;  // raw: normalized (reversed) below
 }
 
-void TaintToleration::normalize(CycleState&, const SchedulingUnit&, const std::vector<ScoredCluster>&,
+void TaintToleration::normalize(CycleState&, const SchedulingUnit&,
+                                const std::vector<ScoredCluster>&,
                                 std::vector<int64_t>& scores) const {
   const int64_t max = scores.empty() ? 0 : *std::max_element(scores.begin(), scores.end());
   for (auto& s : scores) s = max == 0 ? kMaxClusterScore : kMaxClusterScore * (max - s) / max;

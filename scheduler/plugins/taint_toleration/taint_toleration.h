@@ -17,7 +17,8 @@ class TaintToleration final : public FilterPlugin, public ScorePlugin {
   int64_t score(CycleState& state, const SchedulingUnit& unit,
                 const api::FederatedCluster& cluster) const override;
   void normalize(CycleState& state, const SchedulingUnit& unit,
-                 const std::vector<ScoredCluster>& clusters, std::vector<int64_t>& scores) const override;
+                 const std::vector<ScoredCluster>& clusters,
+                 std::vector<int64_t>& scores) const override;
 };
 
 }  // namespace flotilla::scheduler

@@ -37,7 +37,8 @@ void TopologySpread::prepare(CycleState& state, const SchedulingUnit& unit,
   state.put(std::move(s));
 }
 
-int64_t TopologySpread::score(CycleState&, const SchedulingUnit&, const api::FederatedCluster&) const {
+int64_t TopologySpread::score(CycleState&, const SchedulingUnit&,
+                              const api::FederatedCluster&) const {
   return 0;  // computed in normalize(), which sees every feasible cluster (domain sizes)
 }
 
@@ -54,7 +55,8 @@ void TopologySpread::normalize(CycleState& state, const SchedulingUnit&,
   for (const auto* c : s->constraints) {
     std::set<std::string> domains;
     for (const auto& sc : clusters) {
-      if (hasClusterField(*sc.cluster, c->topologyKey)) domains.insert(clusterField(*sc.cluster, c->topologyKey));
+      if (hasClusterField(*sc.cluster, c->topologyKey))
+        domains.insert(clusterField(*sc.cluster, c->topologyKey));
     }
     weights.push_back(std::log(static_cast<double>(domains.size()) + 2.0));
   }
@@ -112,7 +114,8 @@ Status TopologySpread::assign(CycleState&, const SchedulingUnit& unit,
     };
     auto room = [&](const ScoredCluster& sc) {
       auto cap = unit.estimatedCapacity.find(sc.name());
-      return cap == unit.estimatedCapacity.end() ? INT64_MAX : cap->second - assignment.plan[sc.name()];
+      return cap == unit.estimatedCapacity.end() ? INT64_MAX
+                                                 : cap->second - assignment.plan[sc.name()];
     };
     // Each step moves one replica from the fullest domain to the emptiest one that has room.
     for (int64_t step = 0; step <= unit.replicas; ++step) {
@@ -132,9 +135,10 @@ Status TopologySpread::assign(CycleState&, const SchedulingUnit& unit,
         }
       }
       if (!to) {
-        return Status::unschedulable("topology spread constraint on " + c.topologyKey + " (maxSkew " +
-                                     std::to_string(c.maxSkew) + ") cannot be satisfied: " +
-                                     c.topologyKey + " " + emptiest + " has no room for more replicas");
+        return Status::unschedulable("topology spread constraint on " + c.topologyKey +
+                                     " (maxSkew " + std::to_string(c.maxSkew) +
+                                     ") cannot be satisfied: " + c.topologyKey + " " + emptiest +
+                                     " has no room for more replicas");
       }
       const ScoredCluster* from = domains[fullest].front();
       for (const auto* sc : domains[fullest]) {

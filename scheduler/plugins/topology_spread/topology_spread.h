@@ -20,9 +20,11 @@ class TopologySpread final : public ScorePlugin, public ReplicasPlugin {
   int64_t score(CycleState& state, const SchedulingUnit& unit,
                 const api::FederatedCluster& cluster) const override;
   void normalize(CycleState& state, const SchedulingUnit& unit,
-                 const std::vector<ScoredCluster>& clusters, std::vector<int64_t>& scores) const override;
+                 const std::vector<ScoredCluster>& clusters,
+                 std::vector<int64_t>& scores) const override;
   Status assign(CycleState& state, const SchedulingUnit& unit,
-                const std::vector<ScoredCluster>& selected, PlannerResult& assignment) const override;
+                const std::vector<ScoredCluster>& selected,
+                PlannerResult& assignment) const override;
 };
 
 }  // namespace flotilla::scheduler

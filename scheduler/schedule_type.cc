@@ -1,0 +1,165 @@
+#include "scheduler/schedule_type.h"
+
+#include <boost/json.hpp>
+#include <algorithm>
+
+#include "api/conditions.h"
+#include "api/json_codec.h"
+#include "api/validation.h"
+#include "scheduler/framework/cluster_fields.h"
+
+namespace flotilla::scheduler {
+namespace {
+
+// 64-bit FNV-1a, hex: a compact, stable fingerprint of what a result was computed from.
+std::string fingerprint(std::string_view data) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  for (int i = 15; i >= 0; --i) {
+    buf[i] = "0123456789abcdef"[h & 0xf];
+    h >>= 4;
+  }
+  buf[16] = '\0';
+  return buf;
+}
+
+}  // namespace
+
+const char* scheduleTypeName(ScheduleType type) {
+  switch (type) {
+    case ScheduleType::kNone:
+      return "";
+    case ScheduleType::kFirst:
+      return "FirstSchedule";
+    case ScheduleType::kReconcile:
+      return "ReconcileSchedule";
+    case ScheduleType::kScale:
+      return "ScaleSchedule";
+    case ScheduleType::kFailover:
+      return "FailoverSchedule";
+    case ScheduleType::kMigration:
+      return "MigrationSchedule";
+  }
+  return "";
+}
+
+ScheduleRecord recordFor(const api::ResourceBinding& binding) {
+  api::Placement placement = binding.spec.placement;
+  api::setDefaults(placement);
+  const auto& policy = binding.spec.policy;
+  ScheduleRecord record;
+  record.replicas = binding.spec.replicas;
+  record.placementHash = fingerprint(policy.kind + "/" + policy.namespace_ + "/" + policy.name + "|" +
+                                     boost::json::serialize(api::encode(placement)));
+  record.estimatesHash =
+      binding.status.autoMigration
+          ? fingerprint(boost::json::serialize(boost::json::value_from(binding.status.autoMigration->estimatedCapacity)))
+          : "";
+  return record;
+}
+
+std::string encodeRecord(const ScheduleRecord& r) {
+  return boost::json::serialize(boost::json::object{
+      {"replicas", r.replicas}, {"placement", r.placementHash}, {"estimates", r.estimatesHash}});
+}
+
+std::optional<ScheduleRecord> decodeRecord(const std::string& text) {
+  auto v = api::parseJson(text);
+  if (!v || !v->is_object()) return std::nullopt;
+  const auto& o = v->as_object();
+  const auto* replicas = o.if_contains("replicas");
+  const auto* placement = o.if_contains("placement");
+  const auto* estimates = o.if_contains("estimates");
+  if (!replicas || !replicas->is_int64() || !placement || !placement->is_string() || !estimates ||
+      !estimates->is_string()) {
+    return std::nullopt;  // a damaged record reschedules (as Reconcile), it never crashes
+  }
+  return ScheduleRecord{static_cast<int32_t>(replicas->as_int64()), std::string(placement->as_string()),
+                        std::string(estimates->as_string())};
+}
+
+ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
+                                const std::optional<ScheduleRecord>& last,
+                                const std::vector<api::FederatedCluster>& clusters,
+                                api::Clock::time_point now, std::chrono::nanoseconds clusterNotReadyFor) {
+  ScheduleDecision d;
+  if (!last) {
+    const bool annotated = binding.metadata.annotations.count(kScheduleRecordAnnotation) > 0;
+    d.type = annotated || !binding.spec.clusters.empty() ? ScheduleType::kReconcile : ScheduleType::kFirst;
+    d.reason = annotated ? "the schedule record is unreadable" : "not scheduled yet";
+    if (!binding.spec.clusters.empty() && !annotated) d.reason = "no record of the last schedule";
+    return d;
+  }
+  const ScheduleRecord current = recordFor(binding);
+  if (current.placementHash != last->placementHash) {
+    d.type = ScheduleType::kReconcile;
+    d.reason = "placement or policy changed";
+    return d;
+  }
+  if (current.replicas != last->replicas) {
+    d.type = ScheduleType::kScale;
+    d.reason = "replicas changed from " + std::to_string(last->replicas) + " to " +
+               std::to_string(current.replicas);
+    return d;
+  }
+  for (const auto& target : binding.spec.clusters) {
+    if (target.replicas <= 0) continue;
+    auto it = std::find_if(clusters.begin(), clusters.end(), [&](const api::FederatedCluster& c) {
+      return c.metadata.name == target.name;
+    });
+    if (it == clusters.end() || it->metadata.deletionTimestamp) {
+      d.failedClusters.push_back(target.name);
+      continue;
+    }
+    if (isClusterReady(*it)) continue;
+    const api::Condition* ready = api::findCondition(it->status.conditions, "Ready");
+    const auto since = ready ? api::parseRfc3339(ready->lastTransitionTime) : std::nullopt;
+    // No transition time (never reported): count from now, so the grace period still applies.
+    if (since && now - *since >= clusterNotReadyFor) d.failedClusters.push_back(target.name);
+  }
+  if (!d.failedClusters.empty()) {
+    d.type = ScheduleType::kFailover;
+    d.reason = "target cluster(s) failed:";
+    for (const auto& c : d.failedClusters) d.reason += " " + c;
+    return d;
+  }
+  if (current.estimatesHash != last->estimatesHash) {
+    d.type = ScheduleType::kMigration;
+    d.reason = "auto-migration estimates changed";
+  }
+  return d;
+}
+
+api::ResourceBinding applyScheduleResult(const api::ResourceBinding& binding,
+                                         const ScheduleResult& result, ScheduleType type,
+                                         api::Clock::time_point now) {
+  api::ResourceBinding out = binding;
+  const std::string time = api::formatRfc3339(now);
+  const int64_t generation = binding.metadata.generation;
+  out.status.diagnosis.clear();
+  for (const auto& v : result.verdicts) {
+    if (!v.plugin.empty()) out.status.diagnosis.push_back({v.cluster, v.plugin, v.reason});
+  }
+  if (!result.ok()) {
+    api::setCondition(out.status.conditions, "Scheduled", "False", result.reason(), result.message,
+                      generation, time);
+    return out;  // spec.clusters untouched: the previous placement keeps running
+  }
+  out.spec.clusters.clear();
+  for (const auto& [cluster, replicas] : result.placement) {
+    out.spec.clusters.push_back({cluster, static_cast<int32_t>(replicas)});
+  }
+  out.metadata.annotations[kScheduleRecordAnnotation] = encodeRecord(recordFor(binding));
+  api::setCondition(out.status.conditions, "Scheduled", "True", "Success", "", generation, time);
+  out.status.schedulerObservedGeneration = generation;
+  out.status.lastScheduledTime = time;
+  out.status.lastScheduleType = scheduleTypeName(type);
+  out.status.placementSummary = placementSummary(result.placement);
+  return out;
+}
+
+}  // namespace flotilla::scheduler
