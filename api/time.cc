@@ -17,9 +17,10 @@ bool number(std::string_view s, size_t pos, size_t len, int* out) {
 
 std::optional<Clock::time_point> parseRfc3339(std::string_view s) {
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' ||
-      s[16] != ':' || !number(s, 0, 4, &year) || !number(s, 5, 2, &month) || !number(s, 8, 2, &day) ||
-      !number(s, 11, 2, &hour) || !number(s, 14, 2, &minute) || !number(s, 17, 2, &second)) {
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+      s[13] != ':' || s[16] != ':' || !number(s, 0, 4, &year) || !number(s, 5, 2, &month) ||
+      !number(s, 8, 2, &day) || !number(s, 11, 2, &hour) || !number(s, 14, 2, &minute) ||
+      !number(s, 17, 2, &second)) {
     return std::nullopt;
   }
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {

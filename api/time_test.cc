@@ -17,8 +17,9 @@ TEST(TimeTest, ParsesAndFormatsRfc3339) {
   auto micro = parseRfc3339("2026-11-01T10:00:00.250000Z");
   ASSERT_TRUE(micro.has_value());
   EXPECT_EQ(*micro - *t, std::chrono::milliseconds(250));
-  for (const char* bad : {"", "2026-11-01", "2026-11-01 10:00:00Z", "2026-13-01T10:00:00Z",
-                          "2026-11-01T10:00:00", "2026-11-01T10:00:00.Z", "2026-11-01T10:00:00Zjunk"}) {
+  for (const char* bad :
+       {"", "2026-11-01", "2026-11-01 10:00:00Z", "2026-13-01T10:00:00Z", "2026-11-01T10:00:00",
+        "2026-11-01T10:00:00.Z", "2026-11-01T10:00:00Zjunk"}) {
     EXPECT_FALSE(parseRfc3339(bad).has_value()) << bad;
   }
 }

@@ -17,6 +17,9 @@ int runValidate(const Args& args, std::istream& in, std::ostream& out, std::ostr
 // `flotillactl plan -f FILE`: the replica planner alone; JSON in, JSON out (docs/cli.md).
 int runPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 
+// `flotillactl schedule -f FILE... [-o table|json]`: the whole scheduler offline (docs/cli.md).
+int runSchedule(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+
 // `flotillactl crds [--out-dir DIR]`: writes (or prints) the generated CRDs.
 int runCrds(const Args& args, std::ostream& out, std::ostream& err);
 

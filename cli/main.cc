@@ -14,7 +14,7 @@ constexpr const char* kHelp =
     "  validate -f FILE   Validate manifests with the admission webhook's rules (offline)\n"
     "  crds [--out-dir D] Print or write the flotilla.io CustomResourceDefinitions\n"
     "  plan -f FILE       Run the replica planner alone (JSON in, JSON out)\n"
-    "  schedule -f FILE   Run the whole scheduler offline      (not built yet: issue #3)\n"
+    "  schedule -f FILE   Run the whole scheduler offline (placement, verdicts, scores)\n"
     "  version            Print the version\n"
     "\n"
     "Run `flotillactl <command> --help` for a command's flags.\n";
@@ -40,11 +40,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "plan") return flotilla::cli::runPlan(args, std::cin, std::cout, std::cerr);
-  if (command == "schedule") {
-    std::cerr << "flotillactl " << command
-              << ": not available yet; the scheduler core arrives with its own issue (#3)\n";
-    return 2;
-  }
+  if (command == "schedule")
+    return flotilla::cli::runSchedule(args, std::cin, std::cout, std::cerr);
   std::cerr << "flotillactl: unknown command \"" << command << "\"\n\n" << kHelp;
   return 2;
 }

@@ -1,7 +1,7 @@
 #include "scheduler/schedule_type.h"
 
-#include <boost/json.hpp>
 #include <algorithm>
+#include <boost/json.hpp>
 
 #include "api/conditions.h"
 #include "api/json_codec.h"
@@ -53,12 +53,12 @@ ScheduleRecord recordFor(const api::ResourceBinding& binding) {
   const auto& policy = binding.spec.policy;
   ScheduleRecord record;
   record.replicas = binding.spec.replicas;
-  record.placementHash = fingerprint(policy.kind + "/" + policy.namespace_ + "/" + policy.name + "|" +
-                                     boost::json::serialize(api::encode(placement)));
-  record.estimatesHash =
-      binding.status.autoMigration
-          ? fingerprint(boost::json::serialize(boost::json::value_from(binding.status.autoMigration->estimatedCapacity)))
-          : "";
+  record.placementHash = fingerprint(policy.kind + "/" + policy.namespace_ + "/" + policy.name +
+                                     "|" + boost::json::serialize(api::encode(placement)));
+  record.estimatesHash = binding.status.autoMigration
+                             ? fingerprint(boost::json::serialize(boost::json::value_from(
+                                   binding.status.autoMigration->estimatedCapacity)))
+                             : "";
   return record;
 }
 
@@ -78,18 +78,20 @@ std::optional<ScheduleRecord> decodeRecord(const std::string& text) {
       !estimates->is_string()) {
     return std::nullopt;  // a damaged record reschedules (as Reconcile), it never crashes
   }
-  return ScheduleRecord{static_cast<int32_t>(replicas->as_int64()), std::string(placement->as_string()),
-                        std::string(estimates->as_string())};
+  return ScheduleRecord{static_cast<int32_t>(replicas->as_int64()),
+                        std::string(placement->as_string()), std::string(estimates->as_string())};
 }
 
 ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
                                 const std::optional<ScheduleRecord>& last,
                                 const std::vector<api::FederatedCluster>& clusters,
-                                api::Clock::time_point now, std::chrono::nanoseconds clusterNotReadyFor) {
+                                api::Clock::time_point now,
+                                std::chrono::nanoseconds clusterNotReadyFor) {
   ScheduleDecision d;
   if (!last) {
     const bool annotated = binding.metadata.annotations.count(kScheduleRecordAnnotation) > 0;
-    d.type = annotated || !binding.spec.clusters.empty() ? ScheduleType::kReconcile : ScheduleType::kFirst;
+    d.type = annotated || !binding.spec.clusters.empty() ? ScheduleType::kReconcile
+                                                         : ScheduleType::kFirst;
     d.reason = annotated ? "the schedule record is unreadable" : "not scheduled yet";
     if (!binding.spec.clusters.empty() && !annotated) d.reason = "no record of the last schedule";
     return d;

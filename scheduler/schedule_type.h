@@ -46,7 +46,8 @@ struct ScheduleDecision {
 ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
                                 const std::optional<ScheduleRecord>& last,
                                 const std::vector<api::FederatedCluster>& clusters,
-                                api::Clock::time_point now, std::chrono::nanoseconds clusterNotReadyFor);
+                                api::Clock::time_point now,
+                                std::chrono::nanoseconds clusterNotReadyFor);
 
 // The binding as it should be after a scheduling attempt. On success spec.clusters becomes the
 // new placement (sorted by name) and the record annotation is updated; on failure spec.clusters

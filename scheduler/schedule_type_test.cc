@@ -10,9 +10,9 @@
 namespace flotilla::scheduler {
 namespace {
 
-using ::testing::ElementsAre;
 using std::chrono::seconds;
 using testing::cluster;
+using ::testing::ElementsAre;
 
 const api::Clock::time_point kNow = *api::parseRfc3339("2026-11-22T12:00:00Z");
 
@@ -31,7 +31,8 @@ std::vector<api::FederatedCluster> members() {
   return {cluster("member1"), cluster("member2"), cluster("member3")};
 }
 
-ScheduleDecision decide(const api::ResourceBinding& rb, const std::vector<api::FederatedCluster>& clusters) {
+ScheduleDecision decide(const api::ResourceBinding& rb,
+                        const std::vector<api::FederatedCluster>& clusters) {
   auto it = rb.metadata.annotations.find(kScheduleRecordAnnotation);
   std::optional<ScheduleRecord> last;
   if (it != rb.metadata.annotations.end()) last = decodeRecord(it->second);
@@ -81,7 +82,8 @@ TEST(ScheduleTypeTest, ScaleReconcileFailoverMigration) {
   EXPECT_EQ(decide(reconciled, members()).type, ScheduleType::kNone);
 
   auto clusters = members();
-  clusters[2].status.conditions[0] = {"Ready", "False", 0, "2026-11-22T11:59:30Z", "ClusterNotReady", ""};
+  clusters[2].status.conditions[0] = {"Ready",           "False", 0, "2026-11-22T11:59:30Z",
+                                      "ClusterNotReady", ""};
   EXPECT_EQ(decide(rb, clusters).type, ScheduleType::kNone);  // 30s: within the 60s grace
   clusters[2].status.conditions[0].lastTransitionTime = "2026-11-22T11:58:00Z";
   d = decide(rb, clusters);
@@ -107,7 +109,8 @@ TEST(ScheduleTypeTest, FailedRescheduleKeepsThePreviousPlacement) {
   failed.outcome = ScheduleResult::Outcome::kNoClusterFit;
   failed.message = "0/3 clusters are available: 3 cluster(s) were not ready.";
   failed.verdicts = {{"member1", "ClusterReady", "cluster(s) were not ready"}};
-  api::ResourceBinding after = applyScheduleResult(rb, failed, ScheduleType::kReconcile, kNow + seconds(5));
+  api::ResourceBinding after =
+      applyScheduleResult(rb, failed, ScheduleType::kReconcile, kNow + seconds(5));
   EXPECT_EQ(after.spec.clusters, rb.spec.clusters);
   const api::Condition* c = api::findCondition(after.status.conditions, "Scheduled");
   ASSERT_NE(c, nullptr);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `make run`: the demo scenario of config/samples/demo.
 #
-# The embedded control plane (flotilla-sim, issue #5) and the operator (issues #3/#4 onwards) are
-# not built yet, so today the demo does what can honestly be done offline: check the scenario with
-# the admission webhook's rules and show the CRDs that would be installed. When flotilla-sim lands
+# The embedded control plane (flotilla-sim, issue #5) and the operator's controllers are not built
+# yet, so today the demo does what can honestly be done offline: check the scenario with the
+# admission webhook's rules, schedule it with the real scheduler on a recorded fleet state, run the
+# replica planner on seed 003's table, and show the CRDs that would be installed. When flotilla-sim lands
 # this script starts it, installs the CRDs and applies the scenario with kubectl.
 set -euo pipefail
 build_dir=${1:-build}
@@ -17,7 +18,20 @@ args=()
 for f in config/samples/demo/*.yaml; do args+=(-f "$f"); done
 "$ctl" validate "${args[@]}"
 echo
-echo "-- 2. The CustomResourceDefinitions the host cluster gets (crds/):"
+echo "-- 2. Schedule the workload offline on the fleet's current state (config/samples/offline/):"
+echo "   flotillactl schedule -f demo/02-policy.yaml -f demo/03-deployment.yaml -f offline/fleet-status.yaml"
+"$ctl" schedule -f config/samples/demo/02-policy.yaml -f config/samples/demo/03-deployment.yaml \
+  -f config/samples/offline/fleet-status.yaml | sed 's/^/   /'
+echo
+echo "-- 3. The replica planner alone: seed 003's table (member1 can run only 1 of its 2 replicas):"
+plan='{"totalReplicas": 6, "clusters": ["member1", "member2", "member3"],
+       "currentReplicas": {"member1": 2, "member2": 2, "member3": 2},
+       "estimatedCapacity": {"member1": 1}, "key": "default/web"}'
+echo "   $plan" | tr -s ' \n' ' '
+echo
+echo "$plan" | "$ctl" plan -f - | sed 's/^/   -> /'
+echo
+echo "-- 4. The CustomResourceDefinitions the host cluster gets (crds/):"
 for f in crds/*.yaml; do
   kind=$(grep -m1 '^    kind:' "$f" | awk '{print $2}')
   short=$(awk '/shortNames:/{getline; print $2; exit}' "$f")
@@ -26,8 +40,8 @@ for f in crds/*.yaml; do
 done
 echo
 cat <<'MSG'
--- 3. Run it on a control plane: not available yet.
+-- 5. Run it on a control plane: not available yet.
    The embedded Kubernetes-compatible control plane (flotilla-sim) arrives with its own issue (#5),
-   and the operator that schedules and propagates the workload with issues #3 and #4. Until then
-   the scenario can be read in config/samples/demo/ and checked as above.
+   and the operator's controllers that apply the schedule to member clusters with issue #4 and
+   later ones. Until then the scenario is validated and scheduled offline as above.
 MSG

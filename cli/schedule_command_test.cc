@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+
+namespace flotilla::cli {
+namespace {
+
+namespace json = boost::json;
+
+const std::string kRoot = FLOTILLA_SOURCE_DIR;
+const std::string kPolicy = kRoot + "/config/samples/demo/02-policy.yaml";
+const std::string kDeployment = kRoot + "/config/samples/demo/03-deployment.yaml";
+const std::string kFleet = kRoot + "/config/samples/offline/fleet-status.yaml";
+
+struct Output {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Output schedule(std::vector<std::string> args, const std::string& stdinText = "") {
+  std::istringstream in(stdinText);
+  std::ostringstream out;
+  std::ostringstream err;
+  int code = runSchedule(args, in, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(ScheduleCommandTest, DemoScenarioAsJson) {
+  Output o = schedule({"-f", kPolicy, "-f", kDeployment, "-f", kFleet, "-o", "json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  json::value report = json::parse(o.out);
+  EXPECT_EQ(report.at("placement"), json::parse(R"({"member1": 2, "member2": 2, "member3": 2})"));
+  EXPECT_EQ(report.at("reason"), "Success");
+  EXPECT_EQ(report.at("scheduleType"), "FirstSchedule (not scheduled yet)");
+  ASSERT_EQ(report.at("clusters").as_array().size(), 3u);
+  EXPECT_EQ(report.at("clusters").at(0).at("scores").as_object().size(), 6u);
+}
+
+TEST(ScheduleCommandTest, TableShowsVerdictsAndUnschedulableExitsThree) {
+  // Only one region left: the policy's spread over 2 regions cannot be met.
+  const std::string fleetOneRegion = R"(
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedCluster
+metadata: {name: member1, labels: {env: demo}}
+spec: {apiEndpoint: "https://10.0.0.1", secretRef: {name: s}, region: eu, zone: eu-1}
+status:
+  conditions: [{type: Ready, status: "True", reason: ClusterReady, lastTransitionTime: "2026-11-22T09:00:00Z"}]
+  apiEnablements: [{groupVersion: apps/v1, resources: [{name: deployments, kind: Deployment}]}]
+  resources: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
+---
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedCluster
+metadata: {name: member2, labels: {env: demo}}
+spec: {apiEndpoint: "https://10.0.0.2", secretRef: {name: s}, region: us, zone: us-1}
+status:
+  conditions: [{type: Ready, status: "False", reason: ClusterNotReady, lastTransitionTime: "2026-11-22T09:00:00Z"}]
+)";
+  Output o = schedule({"-f", kPolicy, "-f", kDeployment, "-f", "-"}, fleetOneRegion);
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_NE(o.out.find("Result:         Unschedulable: spread constraint region: 1 group(s) available, "
+                       "minGroups is 2"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("ClusterReady: cluster(s) were not ready"), std::string::npos) << o.out;
+}
+
+TEST(ScheduleCommandTest, InputErrors) {
+  EXPECT_EQ(schedule({"-f", kDeployment, "-f", kFleet}).code, 1);  // no policy
+  Output twoPolicies = schedule({"-f", kPolicy, "-f", kPolicy, "-f", kDeployment, "-f", kFleet});
+  EXPECT_EQ(twoPolicies.code, 1);
+  EXPECT_NE(twoPolicies.err.find("more than one policy given"), std::string::npos);
+  Output invalid = schedule({"-f", "-"}, "apiVersion: flotilla.io/v1alpha1\nkind: PropagationPolicy\n"
+                                         "metadata: {name: p}\nspec: {priority: x}\n");
+  EXPECT_EQ(invalid.code, 1);
+  EXPECT_NE(invalid.err.find("spec.priority: expected integer, got string"), std::string::npos) << invalid.err;
+  EXPECT_EQ(schedule({"-o", "yaml", "-f", kPolicy}).code, 2);
+}
+
+}  // namespace
+}  // namespace flotilla::cli
