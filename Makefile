@@ -15,7 +15,7 @@ DEPS := cmake ninja-build ccache g++ pkg-config \
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: help deps build build-asan test test-unit test-asan lint format crds run clean
+.PHONY: help deps build build-asan test test-unit test-asan lint format crds run bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -63,6 +63,9 @@ format: ## Apply clang-format to our sources
 
 crds: build ## Regenerate crds/*.yaml from the C++ API types
 	$(BUILD_DIR)/cli/flotillactl crds --out-dir crds
+
+bench: build ## Run the benchmarks (numbers, not pass/fail; pin to one core with taskset)
+	taskset -c 0 $(BUILD_DIR)/bench/scheduler_bench --benchmark_counters_tabular=true
 
 run: build ## Run the demo scenario (see README)
 	@scripts/demo.sh $(BUILD_DIR)

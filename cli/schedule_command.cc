@@ -5,8 +5,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "api/json_codec.h"
 #include "api/duration.h"
+#include "api/json_codec.h"
 #include "api/object_validation.h"
 #include "api/validation.h"
 #include "api/yaml.h"
@@ -60,7 +60,8 @@ std::string collect(const json::value& v, Inputs& in) {
       in.policy = *api::decode<api::PropagationPolicy>(v);
     } else {
       auto cpp = *api::decode<api::ClusterPropagationPolicy>(v);
-      in.policy = api::PropagationPolicy{cpp.apiVersion, cpp.kind, cpp.metadata, cpp.spec, cpp.status};
+      in.policy =
+          api::PropagationPolicy{cpp.apiVersion, cpp.kind, cpp.metadata, cpp.spec, cpp.status};
     }
   } else if (kind == "FederatedDeployment" || kind == "Deployment") {
     if (in.workload) return more("workload");
@@ -106,9 +107,11 @@ api::ResourceBinding bindingFor(const Inputs& in) {
   const std::string ns = w.metadata.namespace_.empty() ? "default" : w.metadata.namespace_;
   rb.metadata.namespace_ = ns;
   if (rb.metadata.name.empty()) rb.metadata.name = w.metadata.name + "-deployment";
-  rb.spec.resource = {"flotilla.io/v1alpha1", "FederatedDeployment", ns, w.metadata.name, w.metadata.uid};
+  rb.spec.resource = {"flotilla.io/v1alpha1", "FederatedDeployment", ns, w.metadata.name,
+                      w.metadata.uid};
   rb.spec.replicas = w.spec.template_.spec.replicas.value_or(1);
-  rb.spec.replicaRequirements.resourceRequest = perReplicaRequest(w.spec.template_.spec.template_.spec);
+  rb.spec.replicaRequirements.resourceRequest =
+      perReplicaRequest(w.spec.template_.spec.template_.spec);
   rb.spec.placement = in.policy->spec.placement;
   rb.spec.priority = in.policy->spec.priority;
   rb.spec.policy = {in.policyKind, in.policy->metadata.name, in.policy->metadata.namespace_,
@@ -136,17 +139,22 @@ void printTable(const json::object& report, std::ostream& out) {
   std::vector<std::string> plugins;
   for (const auto& c : clusters) {
     for (const auto& kv : c.at("scores").as_object()) {
-      if (std::find(plugins.begin(), plugins.end(), kv.key()) == plugins.end()) plugins.emplace_back(kv.key());
+      if (std::find(plugins.begin(), plugins.end(), kv.key()) == plugins.end())
+        plugins.emplace_back(kv.key());
     }
   }
-  out << std::left << std::setw(16) << "CLUSTER" << std::setw(9) << "REPLICAS" << std::setw(7) << "SCORE";
+  out << std::left << std::setw(16) << "CLUSTER" << std::setw(9) << "REPLICAS" << std::setw(7)
+      << "SCORE";
   for (const auto& p : plugins) out << std::setw(static_cast<int>(p.size()) + 2) << p;
   out << "FILTER\n";
   for (const auto& c : clusters) {
     const auto& o = c.as_object();
     out << std::setw(16) << o.at("name").as_string().c_str();
-    out << std::setw(9) << (o.at("replicas").is_null() ? std::string("-") : std::to_string(o.at("replicas").as_int64()));
-    out << std::setw(7) << (o.at("score").is_null() ? std::string("-") : std::to_string(o.at("score").as_int64()));
+    out << std::setw(9)
+        << (o.at("replicas").is_null() ? std::string("-")
+                                       : std::to_string(o.at("replicas").as_int64()));
+    out << std::setw(7)
+        << (o.at("score").is_null() ? std::string("-") : std::to_string(o.at("score").as_int64()));
     for (const auto& p : plugins) {
       const auto* s = o.at("scores").as_object().if_contains(p);
       out << std::setw(static_cast<int>(p.size()) + 2) << (s ? std::to_string(s->as_int64()) : "-");
@@ -231,8 +239,9 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
   api::SchedulingProfile profileSpec;
   const std::string& wanted = in.policy->spec.schedulingProfile;
   if (!wanted.empty()) {
-    auto it = std::find_if(in.profiles.begin(), in.profiles.end(),
-                           [&](const api::SchedulingProfile& p) { return p.metadata.name == wanted; });
+    auto it =
+        std::find_if(in.profiles.begin(), in.profiles.end(),
+                     [&](const api::SchedulingProfile& p) { return p.metadata.name == wanted; });
     if (it == in.profiles.end()) {
       err << "error: the policy uses SchedulingProfile \"" << wanted << "\", which was not given\n";
       return 1;
@@ -253,32 +262,40 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
     record = scheduler::decodeRecord(it->second);
   }
   const auto grace = api::parseDuration(in.policy->spec.failover->clusterNotReadyFor).value();
-  const scheduler::ScheduleDecision decision = scheduler::decideSchedule(rb, record, in.clusters, now, grace);
+  const scheduler::ScheduleDecision decision =
+      scheduler::decideSchedule(rb, record, in.clusters, now, grace);
 
-  const bool keep = in.policy->spec.autoMigration && in.policy->spec.autoMigration->keepUnschedulableReplicas;
+  const bool keep =
+      in.policy->spec.autoMigration && in.policy->spec.autoMigration->keepUnschedulableReplicas;
   scheduler::SchedulingUnit unit = scheduler::unitFromBinding(rb, keep);
   for (const auto& failed : decision.failedClusters) unit.currentReplicas.erase(failed);
-  const ScheduleResult result = scheduler::scheduleUnit(*profile, unit, in.clusters, {.explain = true});
+  const ScheduleResult result =
+      scheduler::scheduleUnit(*profile, unit, in.clusters, {.explain = true});
 
   json::object report;
   report["workload"] = unit.key + " (" + std::to_string(unit.replicas) + " replicas, requests " +
                        describeRequests(unit.resourceRequest) + ")";
-  report["policy"] = in.policyKind + " " +
-                     (in.policy->metadata.namespace_.empty() ? "" : in.policy->metadata.namespace_ + "/") +
-                     in.policy->metadata.name;
+  report["policy"] =
+      in.policyKind + " " +
+      (in.policy->metadata.namespace_.empty() ? "" : in.policy->metadata.namespace_ + "/") +
+      in.policy->metadata.name;
   report["profile"] = profile->name;
-  report["scheduleType"] = decision.type == scheduler::ScheduleType::kNone
-                               ? "none (the current placement stands; shown: what a reschedule would compute)"
-                               : std::string(scheduler::scheduleTypeName(decision.type)) + " (" + decision.reason + ")";
+  report["scheduleType"] =
+      decision.type == scheduler::ScheduleType::kNone
+          ? "none (the current placement stands; shown: what a reschedule would compute)"
+          : std::string(scheduler::scheduleTypeName(decision.type)) + " (" + decision.reason + ")";
   report["reason"] = result.reason();
   report["message"] = result.message;
   report["placement"] = json::value_from(result.placement);
-  report["placementSummary"] = result.ok() ? scheduler::placementSummary(result.placement)
-                                           : "unchanged: " + scheduler::placementSummary(unit.currentReplicas);
+  report["placementSummary"] =
+      result.ok() ? scheduler::placementSummary(result.placement)
+                  : "unchanged: " + scheduler::placementSummary(unit.currentReplicas);
   json::array clusters;
   for (const auto& v : result.verdicts) {
-    json::object c{{"name", v.cluster}, {"feasible", v.plugin.empty()}, {"plugin", v.plugin},
-                   {"reason", v.reason}, {"score", nullptr}, {"scores", json::object{}}, {"replicas", nullptr}};
+    json::object c{{"name", v.cluster},  {"feasible", v.plugin.empty()},
+                   {"plugin", v.plugin}, {"reason", v.reason},
+                   {"score", nullptr},   {"scores", json::object{}},
+                   {"replicas", nullptr}};
     for (const auto& sc : result.feasible) {
       if (sc.name() != v.cluster) continue;
       c["score"] = sc.score;

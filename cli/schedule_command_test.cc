@@ -61,9 +61,10 @@ status:
 )";
   Output o = schedule({"-f", kPolicy, "-f", kDeployment, "-f", "-"}, fleetOneRegion);
   EXPECT_EQ(o.code, 3) << o.err;
-  EXPECT_NE(o.out.find("Result:         Unschedulable: spread constraint region: 1 group(s) available, "
-                       "minGroups is 2"),
-            std::string::npos)
+  EXPECT_NE(
+      o.out.find("Result:         Unschedulable: spread constraint region: 1 group(s) available, "
+                 "minGroups is 2"),
+      std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("ClusterReady: cluster(s) were not ready"), std::string::npos) << o.out;
 }
@@ -73,10 +74,12 @@ TEST(ScheduleCommandTest, InputErrors) {
   Output twoPolicies = schedule({"-f", kPolicy, "-f", kPolicy, "-f", kDeployment, "-f", kFleet});
   EXPECT_EQ(twoPolicies.code, 1);
   EXPECT_NE(twoPolicies.err.find("more than one policy given"), std::string::npos);
-  Output invalid = schedule({"-f", "-"}, "apiVersion: flotilla.io/v1alpha1\nkind: PropagationPolicy\n"
-                                         "metadata: {name: p}\nspec: {priority: x}\n");
+  Output invalid = schedule({"-f", "-"},
+                            "apiVersion: flotilla.io/v1alpha1\nkind: PropagationPolicy\n"
+                            "metadata: {name: p}\nspec: {priority: x}\n");
   EXPECT_EQ(invalid.code, 1);
-  EXPECT_NE(invalid.err.find("spec.priority: expected integer, got string"), std::string::npos) << invalid.err;
+  EXPECT_NE(invalid.err.find("spec.priority: expected integer, got string"), std::string::npos)
+      << invalid.err;
   EXPECT_EQ(schedule({"-o", "yaml", "-f", kPolicy}).code, 2);
 }
 

@@ -27,6 +27,7 @@ std::string noClusterFitMessage(const std::vector<FilterVerdict>& verdicts) {
     if (!v.plugin.empty()) ++histogram[v.reason];
   }
   std::vector<std::string> parts;
+  parts.reserve(histogram.size());
   for (const auto& [reason, count] : histogram)
     parts.push_back(std::to_string(count) + " " + reason);
   std::sort(parts.begin(), parts.end());
@@ -47,17 +48,31 @@ std::string placementSummary(const ReplicaMap& placement) {
 ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
                             const std::vector<api::FederatedCluster>& clusters,
                             const ScheduleOptions& options) {
+  auto snapshot = std::make_shared<const ClusterSnapshot>(clusters);
+  ScheduleResult result = scheduleUnit(profile, unit, *snapshot, options);
+  result.ownedSnapshot = std::move(snapshot);
+  return result;
+}
+
+ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
+                            const ClusterSnapshot& snapshot, const ScheduleOptions& options) {
   ScheduleResult result;
   CycleState state;
-  std::vector<const api::FederatedCluster*> all;
-  all.reserve(clusters.size());
-  for (const auto& c : clusters) all.push_back(&c);
-  for (const auto& plugin : profile.all) plugin->prepare(state, unit, all);
+  const auto& clusters = snapshot.clusters();
+  state.current.assign(clusters.size(), 0);
+  if (!unit.currentReplicas.empty()) {
+    for (const auto& info : clusters) {
+      auto it = unit.currentReplicas.find(info.name());
+      if (it != unit.currentReplicas.end()) state.current[info.index] = it->second;
+    }
+  }
+  state.requests = requestView(unit.resourceRequest);
+  for (const auto& plugin : profile.all) plugin->prepare(state, unit, snapshot);
 
   // Filter: every cluster gets a verdict; the first failing plugin is its reason.
   result.verdicts.reserve(clusters.size());
   for (const auto& cluster : clusters) {
-    FilterVerdict verdict{cluster.metadata.name, "", ""};
+    FilterVerdict verdict{cluster.name(), "", ""};
     for (const auto& f : profile.filter) {
       Status s = f->filter(state, unit, cluster);
       if (s.code == Status::Code::kError) {
@@ -71,7 +86,7 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
         break;
       }
     }
-    if (verdict.plugin.empty()) result.feasible.push_back({&cluster, 0, {}});
+    if (verdict.plugin.empty()) result.feasible.push_back({cluster.cluster, &cluster, 0, {}});
     result.verdicts.push_back(std::move(verdict));
   }
   if (result.feasible.empty()) {
@@ -84,7 +99,7 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
   std::vector<int64_t> scores(result.feasible.size());
   for (const auto& [plugin, weight] : profile.score) {
     for (size_t i = 0; i < result.feasible.size(); ++i) {
-      scores[i] = plugin->score(state, unit, *result.feasible[i].cluster);
+      scores[i] = plugin->score(state, unit, *result.feasible[i].info);
     }
     plugin->normalize(state, unit, result.feasible, scores);
     for (size_t i = 0; i < result.feasible.size(); ++i) {
@@ -93,11 +108,11 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
       if (options.explain) result.feasible[i].pluginScores.emplace_back(plugin->name(), weighted);
     }
   }
-  std::stable_sort(result.feasible.begin(), result.feasible.end(),
-                   [](const ScoredCluster& a, const ScoredCluster& b) {
-                     if (a.score != b.score) return a.score > b.score;
-                     return a.name() < b.name();
-                   });
+  std::sort(result.feasible.begin(), result.feasible.end(),
+            [](const ScoredCluster& a, const ScoredCluster& b) {
+              if (a.score != b.score) return a.score > b.score;
+              return a.info->nameRank < b.info->nameRank;
+            });
 
   // Select.
   std::vector<ScoredCluster> selected = result.feasible;

@@ -23,12 +23,18 @@ struct ScheduleResult {
   std::vector<std::string> selected;    // after the select stage, best first
   PlannerResult assignment;             // plan and overflow
   ReplicaMap placement;                 // what to write to spec.clusters (zeros dropped)
+  // `feasible` points into the snapshot; when scheduleUnit built the snapshot itself, the result
+  // owns it so those pointers stay valid.
+  std::shared_ptr<const ClusterSnapshot> ownedSnapshot;
 
   bool ok() const { return outcome == Outcome::kScheduled; }
   // The Scheduled condition's reason: Success, NoClusterFit, Unschedulable or SchedulerError.
   const char* reason() const;
 };
 
+ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
+                            const ClusterSnapshot& snapshot, const ScheduleOptions& options = {});
+// Convenience for one-off use (tests, CLI): builds the snapshot first.
 ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
                             const std::vector<api::FederatedCluster>& clusters,
                             const ScheduleOptions& options = {});

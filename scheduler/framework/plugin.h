@@ -17,8 +17,7 @@ class Plugin {
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
   // Runs once per cycle before any extension point: compute what several calls share.
-  virtual void prepare(CycleState&, const SchedulingUnit&,
-                       const std::vector<const api::FederatedCluster*>& /*clusters*/) {}
+  virtual void prepare(CycleState&, const SchedulingUnit&, const ClusterSnapshot&) {}
 };
 
 class FilterPlugin : public virtual Plugin {
@@ -26,14 +25,14 @@ class FilterPlugin : public virtual Plugin {
   // Success keeps the cluster; Unschedulable removes it with a reason users read in
   // `kubectl get rb -o yaml` (status.diagnosis) and in the NoClusterFit message.
   virtual Status filter(CycleState& state, const SchedulingUnit& unit,
-                        const api::FederatedCluster& cluster) const = 0;
+                        const ClusterInfo& cluster) const = 0;
 };
 
 class ScorePlugin : public virtual Plugin {
  public:
   // 0..100 unless normalize() maps raw scores there.
   virtual int64_t score(CycleState& state, const SchedulingUnit& unit,
-                        const api::FederatedCluster& cluster) const = 0;
+                        const ClusterInfo& cluster) const = 0;
   // Optional: rescale raw scores of all feasible clusters (same order as `clusters`) to 0..100.
   virtual void normalize(CycleState&, const SchedulingUnit&, const std::vector<ScoredCluster>&,
                          std::vector<int64_t>& /*scores*/) const {}

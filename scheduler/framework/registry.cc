@@ -81,7 +81,7 @@ api::Result<Profile> buildProfile(const api::SchedulingProfile& spec) {
 
   // Resolve the ordered (name, weight) list of one extension point.
   auto resolve =
-      [](const api::PluginSet& set, std::vector<std::string> defaults,
+      [](const api::PluginSet& set, const std::vector<std::string>& defaults,
          const std::string& path) -> api::Result<std::vector<std::pair<std::string, int64_t>>> {
     std::vector<std::pair<std::string, int64_t>> out;
     const bool disableAll = std::any_of(set.disabled.begin(), set.disabled.end(),

@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 #include <typeindex>
-#include <unordered_map>
 #include <vector>
 
 #include "api/flotilla_types.h"
+#include "scheduler/framework/snapshot.h"
 #include "scheduler/planner/replica_planner.h"
 
 namespace flotilla::scheduler {
@@ -37,20 +37,30 @@ struct SchedulingUnit {
 // Data plugins of one scheduling cycle share (computed once, read by several plugins).
 class CycleState {
  public:
+  // Replicas the unit runs on each snapshot cluster (by ClusterInfo::index) and its per-replica
+  // requests in milli-units: filled by the framework before any plugin runs.
+  std::vector<int64_t> current;
+  RequestView requests;
+
+  bool placed(const ClusterInfo& cluster) const { return current[cluster.index] > 0; }
+
+  // Plugin-private data by type. Few slots per cycle: a linear search beats hashing.
   template <class T>
   T* get() {
-    auto it = slots_.find(std::type_index(typeid(T)));
-    return it == slots_.end() ? nullptr : std::any_cast<T>(&it->second);
+    for (auto& [type, value] : slots_) {
+      if (type == std::type_index(typeid(T))) return std::any_cast<T>(&value);
+    }
+    return nullptr;
   }
   template <class T>
   T& put(T value) {
-    auto& slot = slots_[std::type_index(typeid(T))];
-    slot = std::move(value);
-    return *std::any_cast<T>(&slot);
+    if (T* existing = get<T>()) return *existing = std::move(value);
+    slots_.emplace_back(std::type_index(typeid(T)), std::move(value));
+    return *std::any_cast<T>(&slots_.back().second);
   }
 
  private:
-  std::unordered_map<std::type_index, std::any> slots_;
+  std::vector<std::pair<std::type_index, std::any>> slots_;
 };
 
 // A plugin's verdict. Success carries nothing; the others carry a reason a user can read.
@@ -70,6 +80,7 @@ struct Status {
 // A cluster that passed filtering, with its weighted total and per-plugin scores.
 struct ScoredCluster {
   const api::FederatedCluster* cluster = nullptr;
+  const ClusterInfo* info = nullptr;
   int64_t score = 0;
   std::vector<std::pair<std::string_view, int64_t>> pluginScores;  // plugin -> weighted score
   const std::string& name() const { return cluster->metadata.name; }

@@ -5,10 +5,14 @@
 namespace flotilla::scheduler {
 namespace {
 
+// A participating cluster. `slot` indexes the per-cluster vectors of one planning run, so the
+// arithmetic never touches a string-keyed map (the planner runs once per binding per cycle).
 struct Named {
-  std::string cluster;
+  const std::string* cluster = nullptr;
   uint32_t hash = 0;
   ClusterPreference pref;
+  std::optional<int64_t> capacity;
+  size_t slot = 0;
 };
 
 // Weight descending, then hash ascending: KubeAdmiral's byWeight order.
@@ -16,51 +20,42 @@ void sortByWeight(std::vector<Named>& prefs) {
   std::sort(prefs.begin(), prefs.end(), [](const Named& a, const Named& b) {
     if (a.pref.weight != b.pref.weight) return a.pref.weight > b.pref.weight;
     if (a.hash != b.hash) return a.hash < b.hash;
-    return a.cluster < b.cluster;  // equal hashes are astronomically rare; stay deterministic
+    return *a.cluster < *b.cluster;  // equal hashes are astronomically rare; stay deterministic
   });
 }
 
-Named named(const std::string& cluster, const ClusterPreference& pref, const std::string& key) {
-  return {cluster, fnv1Hash32(key, fnv1Hash32(cluster)), pref};
-}
-
-std::optional<int64_t> capacityOf(const ReplicaMap& capacity, const std::string& cluster) {
-  auto it = capacity.find(cluster);
-  return it == capacity.end() ? std::nullopt : std::optional<int64_t>(it->second);
-}
-
 struct DesiredPlan {
-  ReplicaMap plan;
-  ReplicaMap overflow;
-  int64_t remaining = 0;  // replicas that fit nowhere
+  std::vector<int64_t> plan;      // by slot
+  std::vector<int64_t> overflow;  // by slot
+  int64_t remaining = 0;          // replicas that fit nowhere
 };
 
 // The min pass and the weighted rounds (DESIGN §4.4, seed 003's tables).
-DesiredPlan desiredPlan(std::vector<Named> prefs, const ReplicaMap& capacity, int64_t total) {
-  DesiredPlan out;
+DesiredPlan desiredPlan(std::vector<Named> prefs, size_t slots, int64_t total) {
+  DesiredPlan out{std::vector<int64_t>(slots, 0), std::vector<int64_t>(slots, 0), 0};
   int64_t remaining = total;
   for (const Named& p : prefs) {
     int64_t take = std::min(p.pref.minReplicas, remaining);
-    if (auto cap = capacityOf(capacity, p.cluster); cap && take > *cap) {
-      out.overflow[p.cluster] += take - *cap;
-      take = *cap;
+    if (p.capacity && take > *p.capacity) {
+      out.overflow[p.slot] += take - *p.capacity;
+      take = *p.capacity;
     }
     remaining -= take;
-    out.plan[p.cluster] = take;
+    out.plan[p.slot] = take;
   }
   // Each round either hands out everything that remains or fills at least one cluster, so the
   // loop ends after at most one round per cluster.
   bool modified = true;
+  std::vector<Named> notFull;
   while (modified && remaining > 0) {
     modified = false;
     int64_t weightSum = 0;
     for (const Named& p : prefs) weightSum += p.pref.weight;
     if (weightSum <= 0) break;
     const int64_t distribute = remaining;
-    std::vector<Named> notFull;
-    notFull.reserve(prefs.size());
+    notFull.clear();
     for (const Named& p : prefs) {
-      const int64_t start = out.plan[p.cluster];
+      const int64_t start = out.plan[p.slot];
       int64_t extra = (distribute * p.pref.weight + weightSum - 1) / weightSum;  // ceil
       extra = std::min(extra, remaining);
       int64_t target = start + extra;
@@ -70,63 +65,65 @@ DesiredPlan desiredPlan(std::vector<Named> prefs, const ReplicaMap& capacity, in
         full = true;
       }
       // start never exceeds capacity: the min pass and earlier rounds already capped it.
-      if (auto cap = capacityOf(capacity, p.cluster); cap && target > *cap) {
-        out.overflow[p.cluster] += target - *cap;
-        target = *cap;
+      if (p.capacity && target > *p.capacity) {
+        out.overflow[p.slot] += target - *p.capacity;
+        target = *p.capacity;
         full = true;
       }
       if (!full) notFull.push_back(p);
       remaining -= target - start;
-      out.plan[p.cluster] = target;
+      out.plan[p.slot] = target;
       modified = modified || target > start;
     }
-    prefs = std::move(notFull);
+    prefs.swap(notFull);
   }
   out.remaining = remaining;
   return out;
 }
 
-// Adds `count` replicas to clusters below their desired share, weighted by the shortfall.
-ReplicaMap scaleUp(const ReplicaMap& current, const ReplicaMap& desired, int64_t count,
-                   const std::string& key) {
+// Moves `count` replicas towards the desired plan: up (add to clusters below their share, weighted
+// by the shortfall) or down (remove from clusters above it, weighted by the excess, never below 0).
+std::vector<int64_t> moveTowards(const std::vector<Named>& participants,
+                                 const std::vector<int64_t>& current,
+                                 const std::vector<int64_t>& desired, int64_t count, bool up) {
   std::vector<Named> prefs;
-  for (const auto& [cluster, want] : desired) {
-    const int64_t have = current.count(cluster) ? current.at(cluster) : 0;
-    if (want > have) prefs.push_back(named(cluster, {want - have, 0, std::nullopt}, key));
+  for (const Named& p : participants) {
+    const int64_t gap = up ? desired[p.slot] - current[p.slot] : current[p.slot] - desired[p.slot];
+    if (gap <= 0) continue;
+    Named n = p;
+    n.pref = {gap, 0, up ? std::nullopt : std::optional<int64_t>(current[p.slot])};
+    n.capacity.reset();
+    prefs.push_back(n);
   }
   sortByWeight(prefs);
-  ReplicaMap result = current;
-  for (const auto& [cluster, add] : desiredPlan(prefs, {}, count).plan) result[cluster] += add;
-  return result;
-}
-
-// Removes `count` replicas from clusters above their desired share, weighted by the excess.
-ReplicaMap scaleDown(const ReplicaMap& current, const ReplicaMap& desired, int64_t count,
-                     const std::string& key) {
-  std::vector<Named> prefs;
-  for (const auto& [cluster, want] : desired) {
-    const int64_t have = current.count(cluster) ? current.at(cluster) : 0;
-    if (want < have) prefs.push_back(named(cluster, {have - want, 0, have}, key));
-  }
-  sortByWeight(prefs);
-  ReplicaMap result = current;
-  for (const auto& [cluster, remove] : desiredPlan(prefs, {}, count).plan) {
-    result[cluster] -= remove;
+  const DesiredPlan change = desiredPlan(std::move(prefs), current.size(), count);
+  std::vector<int64_t> result = current;
+  for (size_t slot = 0; slot < result.size(); ++slot) {
+    result[slot] += up ? change.plan[slot] : -change.plan[slot];
   }
   return result;
 }
 
 std::vector<Named> participants(const PlannerInput& in) {
   std::vector<Named> prefs;
+  prefs.reserve(in.clusters.size());
   const auto star = in.preferences.find("*");
   for (const std::string& cluster : in.clusters) {
+    const ClusterPreference* pref = nullptr;
+    static const ClusterPreference kDefault;
     if (in.preferences.empty()) {
-      prefs.push_back(named(cluster, ClusterPreference{}, in.key));
+      pref = &kDefault;
     } else if (auto it = in.preferences.find(cluster); it != in.preferences.end()) {
-      prefs.push_back(named(cluster, it->second, in.key));
+      pref = &it->second;
     } else if (star != in.preferences.end()) {
-      prefs.push_back(named(cluster, star->second, in.key));
+      pref = &star->second;
     }
+    if (!pref) continue;
+    Named n{&cluster, fnv1Hash32(in.key, fnv1Hash32(cluster)), *pref, std::nullopt, prefs.size()};
+    if (auto cap = in.estimatedCapacity.find(cluster); cap != in.estimatedCapacity.end()) {
+      n.capacity = cap->second;
+    }
+    prefs.push_back(n);
   }
   sortByWeight(prefs);
   return prefs;
@@ -134,48 +131,50 @@ std::vector<Named> participants(const PlannerInput& in) {
 
 // Current replicas of the participating clusters, capped by what they can run and by maxReplicas.
 // (KubeAdmiral caps by capacity only, so lowering maxReplicas never moved running replicas.)
-ReplicaMap currentOkReplicas(const std::vector<Named>& prefs, const PlannerInput& in,
-                             int64_t* total) {
-  ReplicaMap current;
+std::vector<int64_t> currentOkReplicas(const std::vector<Named>& prefs, const PlannerInput& in,
+                                       int64_t* total) {
+  std::vector<int64_t> current(prefs.size(), 0);
   *total = 0;
   for (const Named& p : prefs) {
-    int64_t replicas = in.currentReplicas.count(p.cluster) ? in.currentReplicas.at(p.cluster) : 0;
-    if (auto cap = capacityOf(in.estimatedCapacity, p.cluster)) replicas = std::min(replicas, *cap);
+    auto it = in.currentReplicas.find(*p.cluster);
+    int64_t replicas = it == in.currentReplicas.end() ? 0 : it->second;
+    if (p.capacity) replicas = std::min(replicas, *p.capacity);
     if (p.pref.maxReplicas) replicas = std::min(replicas, *p.pref.maxReplicas);
-    current[p.cluster] = replicas;
+    current[p.slot] = replicas;
     *total += replicas;
   }
   return current;
 }
 
-PlannerResult finish(ReplicaMap plan, const ReplicaMap& overflow, int64_t unplaced, bool keep) {
-  PlannerResult result{std::move(plan), {}};
-  for (const auto& [cluster, count] : overflow) {
+PlannerResult finish(const std::vector<Named>& prefs, const std::vector<int64_t>& plan,
+                     const std::vector<int64_t>& overflow, int64_t unplaced, bool keep) {
+  PlannerResult result;
+  for (const Named& p : prefs) {
+    result.plan.emplace(*p.cluster, plan[p.slot]);
     // Without keeping, a cluster's overflow only counts what no other cluster could take.
-    const int64_t kept = keep ? count : std::min(count, unplaced);
-    if (kept > 0) result.overflow[cluster] = kept;
+    const int64_t kept = keep ? overflow[p.slot] : std::min(overflow[p.slot], unplaced);
+    if (kept > 0) result.overflow.emplace(*p.cluster, kept);
   }
   return result;
 }
 
 PlannerResult planWeighted(const PlannerInput& in) {
   const std::vector<Named> prefs = participants(in);
-  DesiredPlan desired = desiredPlan(prefs, in.estimatedCapacity, in.totalReplicas);
+  DesiredPlan desired = desiredPlan(prefs, prefs.size(), in.totalReplicas);
   if (!in.avoidDisruption) {
-    return finish(std::move(desired.plan), desired.overflow, desired.remaining,
+    return finish(prefs, desired.plan, desired.overflow, desired.remaining,
                   in.keepUnschedulableReplicas);
   }
   int64_t currentTotal = 0;
-  ReplicaMap current = currentOkReplicas(prefs, in, &currentTotal);
+  std::vector<int64_t> plan = currentOkReplicas(prefs, in, &currentTotal);
   int64_t desiredTotal = 0;
-  for (const auto& [cluster, n] : desired.plan) desiredTotal += n;
-  ReplicaMap plan = current;
-  if (currentTotal > desiredTotal) {
-    plan = scaleDown(current, desired.plan, currentTotal - desiredTotal, in.key);
-  } else if (currentTotal < desiredTotal) {
-    plan = scaleUp(current, desired.plan, desiredTotal - currentTotal, in.key);
+  for (int64_t n : desired.plan) desiredTotal += n;
+  if (currentTotal != desiredTotal) {
+    const bool up = currentTotal < desiredTotal;
+    plan = moveTowards(prefs, plan, desired.plan,
+                       up ? desiredTotal - currentTotal : currentTotal - desiredTotal, up);
   }
-  return finish(std::move(plan), desired.overflow, desired.remaining, in.keepUnschedulableReplicas);
+  return finish(prefs, plan, desired.overflow, desired.remaining, in.keepUnschedulableReplicas);
 }
 
 // Bin-packing (DESIGN §4.3 Divided/Aggregated): as few clusters as possible, clusters already
@@ -183,14 +182,17 @@ PlannerResult planWeighted(const PlannerInput& in) {
 // then by the weighted order.
 PlannerResult planAggregated(const PlannerInput& in) {
   std::vector<Named> prefs = participants(in);
-  auto room = [&](const Named& p) {
+  int64_t ignored = 0;
+  const std::vector<int64_t> running = currentOkReplicas(prefs, in, &ignored);
+  auto room = [](const Named& p) {
     int64_t r = INT64_MAX;
-    if (auto cap = capacityOf(in.estimatedCapacity, p.cluster)) r = std::min(r, *cap);
+    if (p.capacity) r = std::min(r, *p.capacity);
     if (p.pref.maxReplicas) r = std::min(r, *p.pref.maxReplicas);
     return std::max<int64_t>(r, 0);
   };
   auto currentOf = [&](const Named& p) {
-    return in.currentReplicas.count(p.cluster) ? in.currentReplicas.at(p.cluster) : 0;
+    auto it = in.currentReplicas.find(*p.cluster);
+    return it == in.currentReplicas.end() ? int64_t{0} : it->second;
   };
   std::stable_sort(prefs.begin(), prefs.end(), [&](const Named& a, const Named& b) {
     if (currentOf(a) != currentOf(b)) return currentOf(a) > currentOf(b);
@@ -198,46 +200,42 @@ PlannerResult planAggregated(const PlannerInput& in) {
   });
 
   int64_t remaining = in.totalReplicas;
-  ReplicaMap plan;
-  ReplicaMap overflow;
-  for (const Named& p : prefs) plan[p.cluster] = 0;
+  std::vector<int64_t> plan(prefs.size(), 0);
+  std::vector<int64_t> overflow(prefs.size(), 0);
   // minReplicas first, then fill in order.
   for (const Named& p : prefs) {
     const int64_t take = std::min({p.pref.minReplicas, remaining, room(p)});
-    plan[p.cluster] += take;
+    plan[p.slot] += take;
     remaining -= take;
   }
-  const ReplicaMap minimums = plan;
+  const std::vector<int64_t> minimums = plan;
   if (in.avoidDisruption) {
-    // Keep what runs where it runs (within capacity), then fill or drain in bin-pack order.
-    int64_t currentTotal = 0;
-    ReplicaMap current = currentOkReplicas(prefs, in, &currentTotal);
+    // Keep what runs where it runs (within room), then fill or drain in bin-pack order.
+    int64_t total = 0;
     for (const Named& p : prefs) {
-      current[p.cluster] = std::min(std::max(current[p.cluster], plan[p.cluster]), room(p));
+      plan[p.slot] = std::min(std::max(running[p.slot], plan[p.slot]), room(p));
+      total += plan[p.slot];
     }
-    currentTotal = 0;
-    for (const auto& [c, n] : current) currentTotal += n;
-    plan = current;
-    remaining = in.totalReplicas - currentTotal;
+    remaining = in.totalReplicas - total;
     // Too many: drain the smallest holders first, never below the minimums handed out above.
     for (auto it = prefs.rbegin(); it != prefs.rend() && remaining < 0; ++it) {
-      const int64_t removable = std::max<int64_t>(plan[it->cluster] - minimums.at(it->cluster), 0);
+      const int64_t removable = std::max<int64_t>(plan[it->slot] - minimums[it->slot], 0);
       const int64_t take = std::min(removable, -remaining);
-      plan[it->cluster] -= take;
+      plan[it->slot] -= take;
       remaining += take;
     }
   }
   for (const Named& p : prefs) {
     if (remaining <= 0) break;
-    const int64_t take = std::min(remaining, room(p) - plan[p.cluster]);
+    const int64_t take = std::min(remaining, room(p) - plan[p.slot]);
     if (take <= 0) continue;
-    plan[p.cluster] += take;
+    plan[p.slot] += take;
     remaining -= take;
   }
   // What fits nowhere overflows on the first cluster of the packing order: the one that would
   // take it if its capacity grew.
-  if (remaining > 0 && !prefs.empty()) overflow[prefs.front().cluster] = remaining;
-  return finish(std::move(plan), overflow, std::max<int64_t>(remaining, 0),
+  if (remaining > 0 && !prefs.empty()) overflow[prefs.front().slot] = remaining;
+  return finish(prefs, plan, overflow, std::max<int64_t>(remaining, 0),
                 in.keepUnschedulableReplicas);
 }
 

@@ -2,10 +2,10 @@
 
 namespace flotilla::scheduler {
 
-Status APIEnablement::filter(CycleState&, const SchedulingUnit& unit,
-                             const api::FederatedCluster& cluster) const {
-  if (unit.kind.empty() || unit.placedOn(cluster.metadata.name)) return Status::success();
-  for (const auto& group : cluster.status.apiEnablements) {
+Status APIEnablement::filter(CycleState& state, const SchedulingUnit& unit,
+                             const ClusterInfo& cluster) const {
+  if (unit.kind.empty() || state.placed(cluster)) return Status::success();
+  for (const auto& group : cluster.cluster->status.apiEnablements) {
     if (group.groupVersion != unit.apiVersion) continue;
     for (const auto& resource : group.resources) {
       if (resource.kind == unit.kind) return Status::success();

@@ -11,7 +11,7 @@ class APIEnablement final : public FilterPlugin {
   static constexpr const char* kName = "APIEnablement";
   std::string_view name() const override { return kName; }
   Status filter(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
 };
 
 }  // namespace flotilla::scheduler

@@ -12,7 +12,7 @@ class BalancedAllocation final : public ScorePlugin {
   static constexpr const char* kName = "BalancedAllocation";
   std::string_view name() const override { return kName; }
   int64_t score(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
 };
 
 }  // namespace flotilla::scheduler

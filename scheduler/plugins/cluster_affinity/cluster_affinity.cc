@@ -18,7 +18,7 @@ struct AffinityState {
 }  // namespace
 
 void ClusterAffinity::prepare(CycleState& state, const SchedulingUnit& unit,
-                              const std::vector<const api::FederatedCluster*>&) {
+                              const ClusterSnapshot&) {
   AffinityState s;
   const auto& affinity = unit.placement.clusterAffinity;
   if (affinity && affinity->labelSelector) {
@@ -33,9 +33,10 @@ void ClusterAffinity::prepare(CycleState& state, const SchedulingUnit& unit,
 }
 
 Status ClusterAffinity::filter(CycleState& state, const SchedulingUnit& unit,
-                               const api::FederatedCluster& cluster) const {
+                               const ClusterInfo& info) const {
   const auto& affinity = unit.placement.clusterAffinity;
   if (!affinity) return Status::success();
+  const api::FederatedCluster& cluster = *info.cluster;
   static const std::string kMismatch =
       "cluster(s) didn't match the placement cluster affinity constraints";
   const std::string& name = cluster.metadata.name;
@@ -62,11 +63,11 @@ Status ClusterAffinity::filter(CycleState& state, const SchedulingUnit& unit,
 }
 
 int64_t ClusterAffinity::score(CycleState&, const SchedulingUnit& unit,
-                               const api::FederatedCluster& cluster) const {
+                               const ClusterInfo& cluster) const {
   const auto& affinity = unit.placement.clusterAffinity;
   if (!affinity || affinity->clusterNames.empty()) return 0;
   const auto& names = affinity->clusterNames;
-  auto it = std::find(names.begin(), names.end(), cluster.metadata.name);
+  auto it = std::find(names.begin(), names.end(), cluster.name());
   if (it == names.end()) return 0;
   const auto n = static_cast<int64_t>(names.size());
   return kMaxClusterScore * (n - (it - names.begin())) / n;

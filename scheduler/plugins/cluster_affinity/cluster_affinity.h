@@ -13,11 +13,11 @@ class ClusterAffinity final : public FilterPlugin, public ScorePlugin {
   static constexpr const char* kName = "ClusterAffinity";
   std::string_view name() const override { return kName; }
   void prepare(CycleState& state, const SchedulingUnit& unit,
-               const std::vector<const api::FederatedCluster*>& clusters) override;
+               const ClusterSnapshot& snapshot) override;
   Status filter(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
   int64_t score(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
 };
 
 }  // namespace flotilla::scheduler

@@ -11,7 +11,7 @@ class ClusterReady final : public FilterPlugin {
   static constexpr const char* kName = "ClusterReady";
   std::string_view name() const override { return kName; }
   Status filter(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
 };
 
 }  // namespace flotilla::scheduler

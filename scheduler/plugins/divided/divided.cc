@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "api/label_selector.h"
-#include "scheduler/available_replicas.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -21,7 +20,7 @@ bool targets(const api::ClusterTarget& target, const api::FederatedCluster& clus
 
 }  // namespace
 
-Status Divided::assign(CycleState&, const SchedulingUnit& unit,
+Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
                        const std::vector<ScoredCluster>& selected,
                        PlannerResult& assignment) const {
   const api::ReplicaScheduling rs =
@@ -42,8 +41,7 @@ Status Divided::assign(CycleState&, const SchedulingUnit& unit,
     const std::string& name = sc.name();
     in.clusters.push_back(name);
     const int64_t running = unit.currentReplicas.count(name) ? unit.currentReplicas.at(name) : 0;
-    const int64_t capacity =
-        availableReplicas(sc.cluster->status.resources, unit.resourceRequest) + running;
+    const int64_t capacity = availableReplicas(sc.info->resources, state.requests) + running;
     if (in.division == Division::kAggregated) {
       // Room to pack into: what the cluster can run, tightened by auto-migration's estimate.
       auto& cap = in.estimatedCapacity[name];

@@ -4,17 +4,15 @@
 
 namespace flotilla::scheduler {
 
-std::optional<int64_t> usedFractionPpm(const api::ClusterResources& r, const std::string& resource,
-                                       const api::ResourceList& request) {
-  auto alloc = r.allocatable.find(resource);
-  if (alloc == r.allocatable.end() || alloc->second.sign() <= 0) return std::nullopt;
-  api::Quantity used;
-  if (auto it = r.allocated.find(resource); it != r.allocated.end()) used += it->second;
-  if (auto it = r.allocating.find(resource); it != r.allocating.end()) used += it->second;
-  if (auto it = request.find(resource); it != request.end()) used += it->second;
-  const __int128 total = alloc->second.nanoValue();
-  const __int128 ppm = std::clamp<__int128>(used.nanoValue() * 1'000'000 / total, 0, 1'000'000);
-  return static_cast<int64_t>(ppm);
+double usedFraction(const ClusterInfo& cluster, std::string_view resource,
+                    const RequestView& requests) {
+  const ResourceAmount* amount = cluster.resources.find(resource);
+  if (!amount || amount->allocatable <= 0) return -1;
+  int64_t used = amount->used;
+  for (const auto& [name, request] : requests) {
+    if (name == resource) used += request;
+  }
+  return std::clamp(static_cast<double>(used) / static_cast<double>(amount->allocatable), 0.0, 1.0);
 }
 
 api::Result<std::shared_ptr<Plugin>> LeastAllocated::factory(const boost::json::value& args) {
@@ -42,16 +40,18 @@ api::Result<std::shared_ptr<Plugin>> LeastAllocated::factory(const boost::json::
   return std::shared_ptr<Plugin>(std::make_shared<LeastAllocated>(std::move(out)));
 }
 
-int64_t LeastAllocated::score(CycleState&, const SchedulingUnit& unit,
-                              const api::FederatedCluster& cluster) const {
-  int64_t weighted = 0;
+int64_t LeastAllocated::score(CycleState& state, const SchedulingUnit&,
+                              const ClusterInfo& cluster) const {
+  double weighted = 0;
   int64_t weights = 0;
   for (const auto& r : resources_) {
-    const auto used = usedFractionPpm(cluster.status.resources, r.name, unit.resourceRequest);
+    const double used = usedFraction(cluster, r.name, state.requests);
     weights += r.weight;
-    if (used) weighted += (1'000'000 - *used) * r.weight;  // absent resource scores 0
+    if (used >= 0) weighted += (1.0 - used) * static_cast<double>(r.weight);  // absent scores 0
   }
-  return weights == 0 ? 0 : weighted * kMaxClusterScore / (weights * 1'000'000);
+  return weights == 0
+             ? 0
+             : static_cast<int64_t>(weighted * kMaxClusterScore / static_cast<double>(weights));
 }
 
 }  // namespace flotilla::scheduler

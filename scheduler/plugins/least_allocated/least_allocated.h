@@ -22,15 +22,15 @@ class LeastAllocated final : public ScorePlugin {
 
   std::string_view name() const override { return kName; }
   int64_t score(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
 
  private:
   std::vector<Resource> resources_;
 };
 
-// Fraction of `resource` in use after one more replica, in millionths (0..1'000'000); nullopt when
-// the cluster does not offer the resource.
-std::optional<int64_t> usedFractionPpm(const api::ClusterResources& r, const std::string& resource,
-                                       const api::ResourceList& request);
+// Fraction of `resource` in use after one more replica (0..1); negative when the cluster does not
+// offer the resource.
+double usedFraction(const ClusterInfo& cluster, std::string_view resource,
+                    const RequestView& requests);
 
 }  // namespace flotilla::scheduler

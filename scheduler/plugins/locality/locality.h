@@ -9,9 +9,9 @@ class Locality final : public ScorePlugin {
  public:
   static constexpr const char* kName = "Locality";
   std::string_view name() const override { return kName; }
-  int64_t score(CycleState&, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override {
-    return unit.placedOn(cluster.metadata.name) ? kMaxClusterScore : 0;
+  int64_t score(CycleState& state, const SchedulingUnit&,
+                const ClusterInfo& cluster) const override {
+    return state.placed(cluster) ? kMaxClusterScore : 0;
   }
 };
 

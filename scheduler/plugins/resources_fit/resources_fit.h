@@ -12,7 +12,7 @@ class ResourcesFit final : public FilterPlugin {
   static constexpr const char* kName = "ResourcesFit";
   std::string_view name() const override { return kName; }
   Status filter(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
 };
 
 }  // namespace flotilla::scheduler

@@ -1,10 +1,9 @@
 #include "scheduler/plugins/spread_constraint/spread_constraint.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 #include "scheduler/framework/cluster_fields.h"
+#include "scheduler/framework/interner.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -20,10 +19,10 @@ std::string describe(const api::SpreadConstraint& c) {
 }  // namespace
 
 Status SpreadConstraint::filter(CycleState&, const SchedulingUnit& unit,
-                                const api::FederatedCluster& cluster) const {
+                                const ClusterInfo& cluster) const {
   for (const auto& c : unit.placement.spreadConstraints) {
     if (c.spreadByField == "cluster") continue;
-    if (!hasClusterField(cluster, keyOf(c))) {
+    if (!hasClusterField(*cluster.cluster, keyOf(c))) {
       return Status::unschedulable("cluster(s) did not have the spread " +
                                    std::string(c.spreadByField.empty() ? "label " : "field ") +
                                    keyOf(c));
@@ -37,35 +36,52 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
   const auto& constraints = unit.placement.spreadConstraints;
   if (constraints.empty()) return Status::success();
   const api::SpreadConstraint* byCluster = nullptr;
-  // Kept groups per group constraint, to guarantee each is spanned below.
-  std::vector<std::pair<std::string, std::set<std::string>>> keptGroups;
+  // Per group constraint: each remaining cluster's group id, and the kept groups.
+  struct Grouping {
+    std::string key;
+    std::vector<int> groupOf;  // parallel to `clusters` after the filtering below
+    std::vector<int> kept;     // group ids, best first
+  };
+  std::vector<Grouping> groupings;
 
   for (const auto& c : constraints) {
     if (c.spreadByField == "cluster") {
       byCluster = &c;
       continue;
     }
-    const std::string key = keyOf(c);
-    // Groups in rank order: clusters arrive best first, so first appearance = best cluster.
-    std::vector<std::string> order;
-    std::set<std::string> seen;
-    for (const auto& sc : clusters) {
-      const std::string& value = clusterField(*sc.cluster, key);
-      if (seen.insert(value).second) order.push_back(value);
-    }
-    const int64_t available = static_cast<int64_t>(order.size());
+    Grouping g{keyOf(c), {}, {}};
+    Interner groups;
+    g.groupOf.reserve(clusters.size());
+    // Clusters arrive best first, so a group's rank is the rank of its best cluster.
+    for (const auto& sc : clusters)
+      g.groupOf.push_back(groups.id(clusterField(*sc.cluster, g.key)));
+    const int64_t available = static_cast<int64_t>(groups.size());
     const int64_t min = c.minGroups.value_or(1);
     if (available < min) {
       return Status::unschedulable("spread constraint " + describe(c) + ": " +
                                    std::to_string(available) +
                                    " group(s) available, minGroups is " + std::to_string(min));
     }
-    const int64_t keep = std::min(available, static_cast<int64_t>(c.maxGroups.value_or(INT32_MAX)));
-    std::set<std::string> kept(order.begin(), order.begin() + keep);
-    std::erase_if(clusters, [&](const ScoredCluster& sc) {
-      return !kept.count(clusterField(*sc.cluster, key));
-    });
-    keptGroups.emplace_back(key, std::move(kept));
+    const int keep = static_cast<int>(
+        std::min(available, static_cast<int64_t>(c.maxGroups.value_or(INT32_MAX))));
+    for (int id = 0; id < keep; ++id) g.kept.push_back(id);  // ids are assigned in rank order
+    // Drop clusters outside the kept groups, and keep earlier groupings' ids aligned.
+    std::vector<size_t> survivors;
+    for (size_t i = 0; i < clusters.size(); ++i) {
+      if (g.groupOf[i] < keep) survivors.push_back(i);
+    }
+    if (survivors.size() != clusters.size()) {
+      auto compact = [&](auto& v) {
+        std::remove_reference_t<decltype(v)> out;
+        out.reserve(survivors.size());
+        for (size_t i : survivors) out.push_back(std::move(v[i]));
+        v = std::move(out);
+      };
+      compact(clusters);
+      compact(g.groupOf);
+      for (auto& earlier : groupings) compact(earlier.groupOf);
+    }
+    groupings.push_back(std::move(g));
   }
 
   if (!byCluster) return Status::success();
@@ -81,18 +97,17 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
   // Too many clusters: first the best cluster of every kept group, then the best of the rest.
   std::vector<bool> chosen(clusters.size(), false);
   int64_t count = 0;
-  for (const auto& [key, groups] : keptGroups) {
-    for (const auto& group : groups) {
-      bool covered = false;
-      for (size_t i = 0; i < clusters.size() && !covered; ++i) {
-        covered = chosen[i] && clusterField(*clusters[i].cluster, key) == group;
-      }
-      for (size_t i = 0; i < clusters.size() && !covered; ++i) {
-        if (clusterField(*clusters[i].cluster, key) == group) {
-          chosen[i] = true;
-          covered = true;
-          ++count;
-        }
+  for (const auto& g : groupings) {
+    std::vector<bool> covered(g.kept.size(), false);
+    for (size_t i = 0; i < clusters.size(); ++i) {
+      if (chosen[i]) covered[static_cast<size_t>(g.groupOf[i])] = true;
+    }
+    for (size_t i = 0; i < clusters.size(); ++i) {
+      auto done = covered[static_cast<size_t>(g.groupOf[i])];
+      if (!done) {
+        done = true;
+        chosen[i] = true;
+        ++count;
       }
     }
   }
@@ -108,6 +123,7 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
     }
   }
   std::vector<ScoredCluster> kept;
+  kept.reserve(static_cast<size_t>(count));
   for (size_t i = 0; i < clusters.size(); ++i) {
     if (chosen[i]) kept.push_back(std::move(clusters[i]));
   }

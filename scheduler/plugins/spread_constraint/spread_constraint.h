@@ -15,7 +15,7 @@ class SpreadConstraint final : public FilterPlugin, public SelectPlugin {
   static constexpr const char* kName = "SpreadConstraint";
   std::string_view name() const override { return kName; }
   Status filter(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
   Status select(CycleState& state, const SchedulingUnit& unit,
                 std::vector<ScoredCluster>& clusters) const override;
 };

@@ -4,22 +4,24 @@
 
 namespace flotilla::scheduler {
 
-Status TaintToleration::filter(CycleState&, const SchedulingUnit& unit,
-                               const api::FederatedCluster& cluster) const {
+Status TaintToleration::filter(CycleState& state, const SchedulingUnit& unit,
+                               const ClusterInfo& cluster) const {
   static const std::vector<std::string> kNew = {"NoSchedule", "NoExecute"};
   static const std::vector<std::string> kPlaced = {"NoExecute"};
-  const auto& effects = unit.placedOn(cluster.metadata.name) ? kPlaced : kNew;
-  if (const api::Taint* t = api::firstUntoleratedTaint(
-          cluster.spec.taints, unit.placement.clusterTolerations, effects)) {
+  const auto& taints = cluster.cluster->spec.taints;
+  if (taints.empty()) return Status::success();
+  const auto& effects = state.placed(cluster) ? kPlaced : kNew;
+  if (const api::Taint* t =
+          api::firstUntoleratedTaint(taints, unit.placement.clusterTolerations, effects)) {
     return Status::unschedulable("cluster(s) had untolerated taint {" + t->str() + "}");
   }
   return Status::success();
 }
 
 int64_t TaintToleration::score(CycleState&, const SchedulingUnit& unit,
-                               const api::FederatedCluster& cluster) const {
+                               const ClusterInfo& cluster) const {
   int64_t intolerable = 0;
-  for (const auto& taint : cluster.spec.taints) {
+  for (const auto& taint : cluster.cluster->spec.taints) {
     if (taint.effect == "PreferNoSchedule" &&
         !api::toleratesTaint(unit.placement.clusterTolerations, taint)) {
       ++intolerable;

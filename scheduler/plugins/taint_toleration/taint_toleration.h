@@ -13,9 +13,9 @@ class TaintToleration final : public FilterPlugin, public ScorePlugin {
   static constexpr const char* kName = "TaintToleration";
   std::string_view name() const override { return kName; }
   Status filter(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
   int64_t score(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
   void normalize(CycleState& state, const SchedulingUnit& unit,
                  const std::vector<ScoredCluster>& clusters,
                  std::vector<int64_t>& scores) const override;

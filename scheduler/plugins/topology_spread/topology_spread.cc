@@ -6,39 +6,54 @@
 #include <set>
 
 #include "scheduler/framework/cluster_fields.h"
+#include "scheduler/framework/interner.h"
 
 namespace flotilla::scheduler {
 namespace {
 
-// Replicas per domain of each ScheduleAnyway constraint, from the current placement.
+// Replicas per domain of each ScheduleAnyway constraint, from the current placement. Topology
+// fields count by the snapshot's interned id; label keys by value.
 struct SpreadScoreState {
   std::vector<const api::TopologySpreadConstraint*> constraints;
-  std::vector<std::map<std::string, int64_t>> counts;
+  std::vector<std::optional<TopologyField>> fields;
+  std::vector<std::vector<int64_t>> fieldCounts;            // by field id
+  std::vector<std::map<std::string, int64_t>> labelCounts;  // by label value
+  size_t snapshotSize = 0;
 };
 
 }  // namespace
 
 void TopologySpread::prepare(CycleState& state, const SchedulingUnit& unit,
-                             const std::vector<const api::FederatedCluster*>& clusters) {
+                             const ClusterSnapshot& snapshot) {
   SpreadScoreState s;
   for (const auto& c : unit.placement.topologySpreadConstraints) {
-    if (c.whenUnsatisfiable == "ScheduleAnyway") s.constraints.push_back(&c);
+    if (c.whenUnsatisfiable != "ScheduleAnyway") continue;
+    s.constraints.push_back(&c);
+    s.fields.push_back(topologyField(c.topologyKey));
   }
   if (s.constraints.empty()) return;
-  s.counts.resize(s.constraints.size());
-  for (const api::FederatedCluster* cluster : clusters) {
-    auto it = unit.currentReplicas.find(cluster->metadata.name);
-    if (it == unit.currentReplicas.end()) continue;
-    for (size_t i = 0; i < s.constraints.size(); ++i) {
-      const std::string& key = s.constraints[i]->topologyKey;
-      if (hasClusterField(*cluster, key)) s.counts[i][clusterField(*cluster, key)] += it->second;
+  const size_t n = s.constraints.size();
+  s.fieldCounts.resize(n);
+  s.labelCounts.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (s.fields[i]) s.fieldCounts[i].assign(snapshot.fieldValueCount(*s.fields[i]), 0);
+  }
+  for (const auto& info : snapshot.clusters()) {
+    const int64_t replicas = state.current[info.index];
+    if (replicas <= 0) continue;
+    for (size_t i = 0; i < n; ++i) {
+      if (s.fields[i]) {
+        const int id = info.fieldIds[static_cast<size_t>(*s.fields[i])];
+        if (id >= 0) s.fieldCounts[i][static_cast<size_t>(id)] += replicas;
+      } else if (hasClusterField(*info.cluster, s.constraints[i]->topologyKey)) {
+        s.labelCounts[i][clusterField(*info.cluster, s.constraints[i]->topologyKey)] += replicas;
+      }
     }
   }
   state.put(std::move(s));
 }
 
-int64_t TopologySpread::score(CycleState&, const SchedulingUnit&,
-                              const api::FederatedCluster&) const {
+int64_t TopologySpread::score(CycleState&, const SchedulingUnit&, const ClusterInfo&) const {
   return 0;  // computed in normalize(), which sees every feasible cluster (domain sizes)
 }
 
@@ -50,43 +65,69 @@ void TopologySpread::normalize(CycleState& state, const SchedulingUnit&,
     std::fill(scores.begin(), scores.end(), 0);
     return;
   }
-  // Normalizing weight per constraint: log(number of domains among feasible clusters + 2).
+  // Per constraint: each feasible cluster's domain id (-1 without the key), the replicas already
+  // in each domain, and the normalizing weight log(number of domains + 2).
+  const size_t n = clusters.size();
+  std::vector<std::vector<int>> domainOf(s->constraints.size(), std::vector<int>(n, -1));
+  std::vector<std::vector<int64_t>> countOf(s->constraints.size());
   std::vector<double> weights;
-  for (const auto* c : s->constraints) {
-    std::set<std::string> domains;
-    for (const auto& sc : clusters) {
-      if (hasClusterField(*sc.cluster, c->topologyKey))
-        domains.insert(clusterField(*sc.cluster, c->topologyKey));
+  for (size_t i = 0; i < s->constraints.size(); ++i) {
+    size_t domainCount = 0;
+    if (s->fields[i]) {
+      // Interned ids: count the distinct domains among feasible clusters with a bitmap.
+      std::vector<bool> seen(s->fieldCounts[i].size(), false);
+      for (size_t c = 0; c < n; ++c) {
+        const int id = clusters[c].info->fieldIds[static_cast<size_t>(*s->fields[i])];
+        domainOf[i][c] = id;
+        if (id >= 0 && !seen[static_cast<size_t>(id)]) {
+          seen[static_cast<size_t>(id)] = true;
+          ++domainCount;
+        }
+      }
+      countOf[i] = s->fieldCounts[i];
+    } else {
+      const std::string& key = s->constraints[i]->topologyKey;
+      Interner domains;
+      for (size_t c = 0; c < n; ++c) {
+        if (hasClusterField(*clusters[c].cluster, key)) {
+          domainOf[i][c] = domains.id(clusterField(*clusters[c].cluster, key));
+        }
+      }
+      countOf[i].assign(domains.size(), 0);
+      for (size_t d = 0; d < domains.size(); ++d) {
+        auto it = s->labelCounts[i].find(domains.value(static_cast<int>(d)));
+        if (it != s->labelCounts[i].end()) countOf[i][d] = it->second;
+      }
+      domainCount = domains.size();
     }
-    weights.push_back(std::log(static_cast<double>(domains.size()) + 2.0));
+    weights.push_back(std::log(static_cast<double>(domainCount) + 2.0));
   }
-  std::vector<bool> ignored(clusters.size(), false);
+  std::vector<bool> ignored(n, false);
   int64_t min = INT64_MAX;
   int64_t max = 0;
-  for (size_t n = 0; n < clusters.size(); ++n) {
+  for (size_t c = 0; c < n; ++c) {
     double raw = 0;
     for (size_t i = 0; i < s->constraints.size(); ++i) {
-      const std::string& key = s->constraints[i]->topologyKey;
-      if (!hasClusterField(*clusters[n].cluster, key)) {
-        ignored[n] = true;
+      const int domain = domainOf[i][c];
+      if (domain < 0) {
+        ignored[c] = true;
         break;
       }
-      auto it = s->counts[i].find(clusterField(*clusters[n].cluster, key));
-      const int64_t count = it == s->counts[i].end() ? 0 : it->second;
-      raw += static_cast<double>(count) * weights[i] + (s->constraints[i]->maxSkew - 1);
+      raw += static_cast<double>(countOf[i][static_cast<size_t>(domain)]) * weights[i] +
+             (s->constraints[i]->maxSkew - 1);
     }
-    scores[n] = static_cast<int64_t>(std::lround(raw));
-    if (ignored[n]) continue;
-    min = std::min(min, scores[n]);
-    max = std::max(max, scores[n]);
+    scores[c] = static_cast<int64_t>(std::lround(raw));
+    if (ignored[c]) continue;
+    min = std::min(min, scores[c]);
+    max = std::max(max, scores[c]);
   }
-  for (size_t n = 0; n < clusters.size(); ++n) {
-    if (ignored[n]) {
-      scores[n] = 0;
+  for (size_t c = 0; c < n; ++c) {
+    if (ignored[c]) {
+      scores[c] = 0;
     } else if (max == 0) {
-      scores[n] = kMaxClusterScore;
+      scores[c] = kMaxClusterScore;
     } else {
-      scores[n] = kMaxClusterScore * (max + min - scores[n]) / max;
+      scores[c] = kMaxClusterScore * (max + min - scores[c]) / max;
     }
   }
 }

@@ -16,9 +16,9 @@ class TopologySpread final : public ScorePlugin, public ReplicasPlugin {
   static constexpr const char* kName = "TopologySpread";
   std::string_view name() const override { return kName; }
   void prepare(CycleState& state, const SchedulingUnit& unit,
-               const std::vector<const api::FederatedCluster*>& clusters) override;
+               const ClusterSnapshot& snapshot) override;
   int64_t score(CycleState& state, const SchedulingUnit& unit,
-                const api::FederatedCluster& cluster) const override;
+                const ClusterInfo& cluster) const override;
   void normalize(CycleState& state, const SchedulingUnit& unit,
                  const std::vector<ScoredCluster>& clusters,
                  std::vector<int64_t>& scores) const override;

@@ -1,0 +1,94 @@
+#include "scheduler/framework/snapshot.h"
+
+#include <algorithm>
+#include <climits>
+#include <unordered_map>
+
+#include "scheduler/framework/cluster_fields.h"
+
+namespace flotilla::scheduler {
+
+int64_t toMilli(const api::Quantity& q) {
+  const __int128 milli = q.nanoValue() / 1'000'000 + (q.nanoValue() % 1'000'000 > 0 ? 1 : 0);
+  return static_cast<int64_t>(std::clamp<__int128>(milli, INT64_MIN, INT64_MAX));
+}
+
+ResourceView::ResourceView(const api::ClusterResources& r) {
+  for (const auto& [name, q] : r.allocatable) {
+    ResourceAmount amount{name, toMilli(q), 0};
+    api::Quantity used;
+    if (auto it = r.allocated.find(name); it != r.allocated.end()) used += it->second;
+    if (auto it = r.allocating.find(name); it != r.allocating.end()) used += it->second;
+    amount.used = toMilli(used);
+    amounts_.push_back(std::move(amount));
+  }
+}
+
+const ResourceAmount* ResourceView::find(std::string_view name) const {
+  for (const auto& a : amounts_) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+RequestView requestView(const api::ResourceList& perReplica) {
+  RequestView out;
+  for (const auto& [name, q] : perReplica) {
+    if (q.sign() > 0) out.emplace_back(name, toMilli(q));
+  }
+  return out;
+}
+
+int64_t availableReplicas(const ResourceView& resources, const RequestView& requests) {
+  int64_t maximum = INT32_MAX;
+  bool podsRequested = false;
+  for (const auto& [name, need] : requests) {
+    podsRequested = podsRequested || name == "pods";
+    const ResourceAmount* have = resources.find(name);
+    if (!have || have->available() <= 0) return 0;
+    maximum = std::min(maximum, have->available() / need);
+  }
+  // Every replica is a pod, whether or not the workload requests "pods".
+  if (!podsRequested) {
+    if (const ResourceAmount* pods = resources.find("pods")) {
+      maximum = std::min(maximum, std::max<int64_t>(pods->available() / 1000, 0));
+    }
+  }
+  return std::max<int64_t>(maximum, 0);
+}
+
+std::optional<TopologyField> topologyField(std::string_view key) {
+  if (key == "provider") return TopologyField::kProvider;
+  if (key == "region") return TopologyField::kRegion;
+  if (key == "zone") return TopologyField::kZone;
+  return std::nullopt;
+}
+
+ClusterSnapshot::ClusterSnapshot(std::vector<api::FederatedCluster> clusters)
+    : objects_(std::move(clusters)) {
+  infos_.reserve(objects_.size());
+  std::unordered_map<std::string, int> ids[kTopologyFields];
+  for (size_t i = 0; i < objects_.size(); ++i) {
+    ClusterInfo info;
+    info.cluster = &objects_[i];
+    info.index = i;
+    info.ready = isClusterReady(objects_[i]);
+    info.resources = ResourceView(objects_[i].status.resources);
+    const std::string* fields[kTopologyFields] = {&objects_[i].spec.provider, &objects_[i].spec.region,
+                                                  &objects_[i].spec.zone};
+    for (size_t f = 0; f < kTopologyFields; ++f) {
+      if (fields[f]->empty()) continue;
+      auto [it, inserted] = ids[f].try_emplace(*fields[f], static_cast<int>(fieldValues_[f].size()));
+      if (inserted) fieldValues_[f].push_back(*fields[f]);
+      info.fieldIds[f] = it->second;
+    }
+    infos_.push_back(std::move(info));
+  }
+  std::vector<size_t> byName(infos_.size());
+  for (size_t i = 0; i < byName.size(); ++i) byName[i] = i;
+  std::sort(byName.begin(), byName.end(),
+            [&](size_t a, size_t b) { return infos_[a].name() < infos_[b].name(); });
+  for (size_t rank = 0; rank < byName.size(); ++rank) infos_[byName[rank]].nameRank = rank;
+}
+
+}  // namespace flotilla::scheduler
