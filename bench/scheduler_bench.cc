@@ -62,15 +62,20 @@ void BM_ScheduleFullCycle(benchmark::State& state) {
     if (!r.ok()) state.SkipWithError(r.message.c_str());
     benchmark::DoNotOptimize(r.placement);
   }
-  state.counters["bindings/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                    benchmark::Counter::kIsRate);
+  state.counters["bindings/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_ScheduleFullCycle)->Arg(10)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ScheduleFullCycle)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_PlannerAlone(benchmark::State& state) {
   PlannerInput in;
   const int n = static_cast<int>(state.range(0));
-  in.totalReplicas = 3 * n;
+  in.totalReplicas = int64_t{3} * n;
   in.key = "shop/web";
   for (int i = 0; i < n; ++i) {
     const std::string name = "member-" + std::to_string(i);
@@ -83,8 +88,8 @@ void BM_PlannerAlone(benchmark::State& state) {
     PlannerResult r = planReplicas(in);
     benchmark::DoNotOptimize(r.plan);
   }
-  state.counters["bindings/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                    benchmark::Counter::kIsRate);
+  state.counters["bindings/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_PlannerAlone)->Arg(10)->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
 

@@ -74,11 +74,12 @@ ClusterSnapshot::ClusterSnapshot(std::vector<api::FederatedCluster> clusters)
     info.index = i;
     info.ready = isClusterReady(objects_[i]);
     info.resources = ResourceView(objects_[i].status.resources);
-    const std::string* fields[kTopologyFields] = {&objects_[i].spec.provider, &objects_[i].spec.region,
-                                                  &objects_[i].spec.zone};
+    const std::string* fields[kTopologyFields] = {&objects_[i].spec.provider,
+                                                  &objects_[i].spec.region, &objects_[i].spec.zone};
     for (size_t f = 0; f < kTopologyFields; ++f) {
       if (fields[f]->empty()) continue;
-      auto [it, inserted] = ids[f].try_emplace(*fields[f], static_cast<int>(fieldValues_[f].size()));
+      auto [it, inserted] =
+          ids[f].try_emplace(*fields[f], static_cast<int>(fieldValues_[f].size()));
       if (inserted) fieldValues_[f].push_back(*fields[f]);
       info.fieldIds[f] = it->second;
     }

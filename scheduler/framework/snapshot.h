@@ -3,8 +3,8 @@
 // every binding scheduled against it, as kube-scheduler's NodeInfo snapshot.
 #pragma once
 
-#include <string>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -72,7 +72,9 @@ class ClusterSnapshot {
   const std::vector<ClusterInfo>& clusters() const { return infos_; }
   size_t size() const { return infos_.size(); }
   // Distinct values of a topology field in this snapshot (ids are 0..count-1).
-  size_t fieldValueCount(TopologyField f) const { return fieldValues_[static_cast<size_t>(f)].size(); }
+  size_t fieldValueCount(TopologyField f) const {
+    return fieldValues_[static_cast<size_t>(f)].size();
+  }
   const std::string& fieldValue(TopologyField f, int id) const {
     return fieldValues_[static_cast<size_t>(f)][static_cast<size_t>(id)];
   }
