@@ -1,12 +1,11 @@
 // `flotillactl plan -f input.json`: the replica planner alone (issue #3, DESIGN §8).
 #include <boost/json.hpp>
-#include <fstream>
 #include <iostream>
 #include <set>
-#include <sstream>
 
 #include "api/json_codec.h"
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "scheduler/planner/replica_planner.h"
 
 namespace flotilla::cli {
@@ -205,18 +204,12 @@ int runPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
     err << "flotillactl plan: -f FILE is required\n" << kUsage;
     return 2;
   }
-  std::ostringstream text;
-  if (file == "-") {
-    text << in.rdbuf();
-  } else {
-    std::ifstream f(file, std::ios::binary);
-    if (!f) {
-      err << "error: cannot open " << file << "\n";
-      return 1;
-    }
-    text << f.rdbuf();
+  auto text = readInput(file, in);
+  if (!text) {
+    err << "error: " << text.error().message << "\n";
+    return 1;
   }
-  auto root = api::parseJson(text.str());
+  auto root = api::parseJson(*text);
   if (!root) {
     err << "error: " << root.error().message << "\n";
     return 1;

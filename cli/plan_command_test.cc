@@ -82,6 +82,7 @@ TEST(PlanCommandTest, MalformedInputIsOneLineOnStderr) {
        "avoidDisruption: expected"},
       {R"({"totalReplicas": 1, "clusters": ["a"], "replicas": 3})", "unknown field \"replicas\""},
       {R"([1, 2])", "input: expected an object"},
+      {"", "invalid JSON"},
   };
   for (const auto& [input, message] : cases) {
     PlanResult r = plan(input);

@@ -1,9 +1,7 @@
 // `flotillactl schedule -f objects.yaml`: the whole scheduler offline (DESIGN §8).
 #include <boost/json.hpp>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "api/duration.h"
 #include "api/json_codec.h"
@@ -11,6 +9,7 @@
 #include "api/validation.h"
 #include "api/yaml.h"
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "scheduler/schedule_type.h"
 
 namespace flotilla::cli {
@@ -197,18 +196,12 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
   }
   Inputs in;
   for (const auto& file : files) {
-    std::ostringstream text;
-    if (file == "-") {
-      text << stdinStream.rdbuf();
-    } else {
-      std::ifstream f(file, std::ios::binary);
-      if (!f) {
-        err << "error: cannot open " << file << "\n";
-        return 1;
-      }
-      text << f.rdbuf();
+    auto text = readInput(file, stdinStream);
+    if (!text) {
+      err << "error: " << text.error().message << "\n";
+      return 1;
     }
-    auto docs = api::parseManifests(text.str());
+    auto docs = api::parseManifests(*text);
     if (!docs) {
       err << "error: " << file << ": " << docs.error().message << "\n";
       return 1;

@@ -1,16 +1,12 @@
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "api/object_validation.h"
 #include "api/yaml.h"
 #include "cli/commands.h"
+#include "cli/input.h"
 
 namespace flotilla::cli {
 namespace {
-
-constexpr size_t kMaxFileBytes =
-    size_t{16} * 1024 * 1024;  // manifests beyond this are not manifests
 
 constexpr const char* kUsage =
     "Usage: flotillactl validate -f FILE [-f FILE...]\n"
@@ -20,26 +16,6 @@ constexpr const char* kUsage =
     "more YAML documents or a JSON object; '-' reads standard input. `kind: List` is expanded.\n"
     "\n"
     "Exit status: 0 all objects valid, 1 an object is invalid or a file unreadable, 2 usage.\n";
-
-bool readAll(const std::string& path, std::istream& in, std::string* text, std::string* error) {
-  std::ostringstream buffer;
-  if (path == "-") {
-    buffer << in.rdbuf();
-  } else {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-      *error = "cannot open " + path + ": no such file or not readable";
-      return false;
-    }
-    buffer << file.rdbuf();
-  }
-  *text = buffer.str();
-  if (text->size() > kMaxFileBytes) {
-    *error = path + ": file is larger than 16 MiB";
-    return false;
-  }
-  return true;
-}
 
 // Prints the verdict of one object; returns whether it was valid.
 bool report(const boost::json::value& object, const std::string& where, std::ostream& out) {
@@ -78,14 +54,13 @@ int runValidate(const Args& args, std::istream& in, std::ostream& out, std::ostr
   bool allValid = true;
   int objects = 0;
   for (const auto& file : files) {
-    std::string text;
-    std::string error;
-    if (!readAll(file, in, &text, &error)) {
-      err << "error: " << error << "\n";
+    auto text = readInput(file, in);
+    if (!text) {
+      err << "error: " << text.error().message << "\n";
       allValid = false;
       continue;
     }
-    auto docs = api::parseManifests(text);
+    auto docs = api::parseManifests(*text);
     if (!docs) {
       err << "error: " << file << ": " << docs.error().message << "\n";
       allValid = false;

@@ -86,6 +86,12 @@ TEST(ValidateCommandTest, MalformedInputIsAnErrorNotACrash) {
   EXPECT_EQ(binary.code, 1);
 }
 
+TEST(ValidateCommandTest, OversizedInputIsRefused) {
+  CommandResult r = validateStdin(std::string(17 * 1024 * 1024, '#'));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("input is larger than 16 MiB"), std::string::npos) << r.err;
+}
+
 TEST(ValidateCommandTest, UsageErrors) {
   std::istringstream in;
   std::ostringstream out;

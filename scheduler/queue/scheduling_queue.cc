@@ -129,35 +129,36 @@ std::optional<QueuedItem> SchedulingQueue::tryPop() {
   return popLocked();
 }
 
+SchedulingQueue::Entry* SchedulingQueue::handBackLocked(const std::string& key) {
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.where != Where::kInFlight) return nullptr;
+  --inFlight_;
+  if (it->second.removed) {
+    entries_.erase(it);
+    return nullptr;
+  }
+  return &it->second;
+}
+
 void SchedulingQueue::done(const QueuedItem& item) {
   std::lock_guard lock(mu_);
-  auto it = entries_.find(item.key);
-  if (it == entries_.end() || it->second.where != Where::kInFlight) return;
-  Entry& e = it->second;
-  --inFlight_;
-  if (e.removed) {
-    entries_.erase(it);
-    return;
-  }
+  Entry* entry = handBackLocked(item.key);
+  if (!entry) return;
+  Entry& e = *entry;
   e.attempts = 0;  // success: forget the backoff
   if (e.dirty) {
     e.dirty = false;
     toActive(item.key, e, clock_.now());  // changed while being scheduled: look again
     return;
   }
-  entries_.erase(it);
+  entries_.erase(item.key);
 }
 
 void SchedulingQueue::addUnschedulable(const QueuedItem& item) {
   std::lock_guard lock(mu_);
-  auto it = entries_.find(item.key);
-  if (it == entries_.end() || it->second.where != Where::kInFlight) return;
-  Entry& e = it->second;
-  --inFlight_;
-  if (e.removed) {
-    entries_.erase(it);
-    return;
-  }
+  Entry* entry = handBackLocked(item.key);
+  if (!entry) return;
+  Entry& e = *entry;
   const TimePoint now = clock_.now();
   ++e.attempts;
   e.lastFailure = now;
@@ -195,7 +196,8 @@ void SchedulingQueue::tick() {
   if (now - lastLeftoverCheck_ < options_.leftoverCheckPeriod) return;
   lastLeftoverCheck_ = now;
   for (auto& [key, e] : entries_) {
-    if (e.where == Where::kUnschedulable && now - e.unschedulableSince > options_.unschedulableTimeout) {
+    if (e.where == Where::kUnschedulable &&
+        now - e.unschedulableSince > options_.unschedulableTimeout) {
       --unschedulable_;
       toActiveOrBackoff(key, e, now);
     }

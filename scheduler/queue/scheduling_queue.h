@@ -62,7 +62,8 @@ class SchedulingQueue {
 
   // Scheduling succeeded (or the binding needs nothing): forget its backoff.
   void done(const QueuedItem& item);
-  // Scheduling failed. If a cluster event arrived after this attempt's cycle began (moveRequestCycle
+  // Scheduling failed. If a cluster event arrived after this attempt's cycle began
+  // (moveRequestCycle
   // >= item.schedulingCycle), the failure may be stale: back off and retry; otherwise wait in
   // unschedulableQ for an event.
   void addUnschedulable(const QueuedItem& item);
@@ -120,6 +121,9 @@ class SchedulingQueue {
   void toBackoff(const std::string& key, Entry& e);
   void toActiveOrBackoff(const std::string& key, Entry& e, TimePoint now);
   std::optional<QueuedItem> popLocked();
+  // Takes a binding back from its worker: nullptr when it is not in flight, or when it was deleted
+  // meanwhile (then it is forgotten).
+  Entry* handBackLocked(const std::string& key);
 
   const api::SteadyClockInterface& clock_;
   const QueueOptions options_;

@@ -195,9 +195,9 @@ TEST(SchedulingQueueConcurrencyTest, ManyProducersAndWorkers) {
   constexpr int kProducers = 4;
   constexpr int kWorkers = 4;
   std::mutex mu;
-  std::set<std::string> holding;          // keys a worker holds right now
-  std::map<std::string, int> lastAdded;   // version of the last add per key
-  std::map<std::string, int> lastDone;    // version seen by the last successful attempt
+  std::set<std::string> holding;         // keys a worker holds right now
+  std::map<std::string, int> lastAdded;  // version of the last add per key
+  std::map<std::string, int> lastDone;   // version seen by the last successful attempt
   std::atomic<bool> doubleHandout{false};
   std::atomic<int> versionCounter{0};
 
