@@ -38,6 +38,7 @@ struct Hint {
   json::value defaultValue;
   bool required = false;
   std::string description;
+  std::optional<int64_t> maximum;
 };
 
 template <size_t N>
@@ -96,6 +97,7 @@ std::map<std::string, Hint> hints() {
   h[p + ".replicaScheduling.avoidDisruption"].defaultValue = true;
   h[p + ".replicaScheduling.weights[].targetCluster"].required = true;
   h[p + ".replicaScheduling.weights[].weight"].minimum = 0;
+  h[p + ".replicaScheduling.weights[].weight"].maximum = 1'000'000;
   h[p + ".replicaScheduling.weights[].minReplicas"].minimum = 0;
   h[p + ".replicaScheduling.weights[].maxReplicas"].minimum = 0;
   h["spec.autoMigration.podUnschedulableFor"].defaultValue = "1m";
@@ -161,6 +163,7 @@ class SchemaBuilder {
       schema["enum"] = std::move(e);
     }
     if (h.minimum) schema["minimum"] = *h.minimum;
+    if (h.maximum) schema["maximum"] = *h.maximum;
     if (!h.defaultValue.is_null()) schema["default"] = h.defaultValue;
     if (!h.description.empty()) schema["description"] = h.description;
   }

@@ -8,6 +8,8 @@ namespace flotilla::api {
 namespace {
 
 using validation::Errors;
+// Weights beyond this buy no precision and would overflow the planner's weight x replicas products.
+constexpr int64_t kMaxWeight = 1'000'000;
 using validation::idx;
 
 void validateAffinity(const ClusterAffinity& a, const std::string& path, Errors& errors) {
@@ -122,6 +124,11 @@ void validateReplicaScheduling(const ReplicaScheduling& rs, const std::string& p
                                           field + ".targetCluster.labelSelector"));
     }
     errors.minimum(field + ".weight", w.weight, 0);
+    if (w.weight > kMaxWeight) {
+      errors.add(field + ".weight", "Invalid value: " + std::to_string(w.weight) +
+                                        ": must be less than or equal to " +
+                                        std::to_string(kMaxWeight));
+    }
     errors.minimum(field + ".minReplicas", w.minReplicas, 0);
     if (w.maxReplicas) {
       errors.minimum(field + ".maxReplicas", *w.maxReplicas, 0);

@@ -18,7 +18,8 @@ api::Result<std::string> readInput(const std::string& path, std::istream& in) {
   char buffer[64 * 1024];
   while (source->read(buffer, sizeof buffer) || source->gcount() > 0) {
     text.append(buffer, static_cast<size_t>(source->gcount()));
-    if (text.size() > kMaxInputBytes) return api::badRequest(path + ": input is larger than 16 MiB");
+    if (text.size() > kMaxInputBytes)
+      return api::badRequest(path + ": input is larger than 16 MiB");
   }
   return api::Result<std::string>(boost::system::in_place_value, std::move(text));
 }

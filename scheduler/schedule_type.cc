@@ -53,8 +53,10 @@ ScheduleRecord recordFor(const api::ResourceBinding& binding) {
   const auto& policy = binding.spec.policy;
   ScheduleRecord record;
   record.replicas = binding.spec.replicas;
+  // The policy's generation covers its fields outside placement (profile, auto-migration).
   record.placementHash = fingerprint(policy.kind + "/" + policy.namespace_ + "/" + policy.name +
-                                     "|" + boost::json::serialize(api::encode(placement)));
+                                     "@" + std::to_string(policy.generation) + "|" +
+                                     boost::json::serialize(api::encode(placement)));
   record.estimatesHash = binding.status.autoMigration
                              ? fingerprint(boost::json::serialize(boost::json::value_from(
                                    binding.status.autoMigration->estimatedCapacity)))
@@ -120,8 +122,9 @@ ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
     if (isClusterReady(*it)) continue;
     const api::Condition* ready = api::findCondition(it->status.conditions, "Ready");
     const auto since = ready ? api::parseRfc3339(ready->lastTransitionTime) : std::nullopt;
-    // No transition time (never reported): count from now, so the grace period still applies.
-    if (since && now - *since >= clusterNotReadyFor) d.failedClusters.push_back(target.name);
+    // Without a usable transition time there is no way to measure the grace period; waiting for
+    // ever would strand the replicas, so the cluster counts as failed.
+    if (!since || now - *since >= clusterNotReadyFor) d.failedClusters.push_back(target.name);
   }
   if (!d.failedClusters.empty()) {
     d.type = ScheduleType::kFailover;

@@ -21,7 +21,7 @@ const char* scheduleTypeName(ScheduleType type);
 // `flotilla.io/schedule-record` (JSON), so restarts and unrelated updates never reschedule.
 struct ScheduleRecord {
   int32_t replicas = 0;
-  std::string placementHash;  // policy reference + defaulted placement
+  std::string placementHash;  // policy reference and generation + defaulted placement
   std::string estimatesHash;  // status.autoMigration.estimatedCapacity
   bool operator==(const ScheduleRecord&) const = default;
 };

@@ -92,6 +92,16 @@ TEST(ScheduleTypeTest, ScaleReconcileFailoverMigration) {
   clusters.pop_back();  // deleted altogether
   EXPECT_THAT(decide(rb, clusters).failedClusters, ElementsAre("member3"));
 
+  // No usable transition time: the grace period cannot be measured, so it counts as failed.
+  clusters = members();
+  clusters[2].status.conditions[0] = {"Ready", "False", 0, "", "ClusterNotReady", ""};
+  EXPECT_EQ(decide(rb, clusters).type, ScheduleType::kFailover);
+
+  // Any policy edit (its generation) reconciles, e.g. a new scheduling profile.
+  api::ResourceBinding newPolicy = rb;
+  newPolicy.spec.policy.generation = 2;
+  EXPECT_EQ(decide(newPolicy, members()).type, ScheduleType::kReconcile);
+
   api::ResourceBinding migrated = rb;
   migrated.status.autoMigration = api::AutoMigrationStatus{{{"member1", 1}}, {}, ""};
   EXPECT_EQ(decide(migrated, members()).type, ScheduleType::kMigration);

@@ -140,6 +140,12 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
     }
   }
   result.placement = result.assignment.placement(unit.keepUnschedulableReplicas);
+  if (unit.replicas > 0 && result.placement.empty()) {
+    // Writing an empty result would delete the workload from every member (DESIGN §4.3).
+    result.outcome = ScheduleResult::Outcome::kUnschedulable;
+    result.message = "no replica could be placed on the " + std::to_string(result.selected.size()) +
+                     " selected cluster(s)";
+  }
   return result;
 }
 

@@ -243,6 +243,78 @@ TEST(SchedulerTest, AggregatedPacksIntoFewClusters) {
   EXPECT_THAT(r.placement, ElementsAre(Pair("member2", 4), Pair("member3", 1)));
 }
 
+// Review findings, each pinned by a test.
+TEST(SchedulerTest, SpreadCoversOnlyTheGroupsItNeeds) {
+  std::vector<api::FederatedCluster> clusters;
+  for (int i = 0; i < 5; ++i)
+    clusters.push_back(
+        cluster("m" + std::to_string(i), "r" + std::to_string(i), "z" + std::to_string(i)));
+  SchedulingUnit u = unit(6);
+  u.placement.spreadConstraints = {{"region", "", 2, std::nullopt}, {"cluster", "", 1, 3}};
+  ScheduleResult r = run(u, clusters);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.selected.size(), 3u);
+  // maxClusters caps the spread selection too, still spanning 2 regions.
+  u.placement.maxClusters = 2;
+  r = run(u, clusters);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.selected.size(), 2u);
+}
+
+TEST(SchedulerTest, LaterSpreadConstraintCannotBreakAnEarlierMinGroups) {
+  auto clusters = threeMembers();  // member1, member2 in eu (provider aws); member3 in us
+  clusters[2].spec.provider = "gcp";
+  clusters[0].metadata.labels["env"] = "x";
+  SchedulingUnit u = unit(4);
+  u.placement.spreadConstraints = {
+      {"region", "", 2, std::nullopt}, {"provider", "", 1, 1}, {"cluster", "", 1, std::nullopt}};
+  ScheduleResult r = run(u, clusters);
+  EXPECT_EQ(r.outcome, ScheduleResult::Outcome::kUnschedulable);
+  EXPECT_EQ(
+      r.message,
+      "spread constraints conflict: the selected clusters span 1 region group(s), minGroups is 2");
+}
+
+TEST(SchedulerTest, StarWeightOnlyForClustersWithoutTheirOwnEntry) {
+  SchedulingUnit u = unit(8);
+  u.placement.replicaScheduling->weights = {{{{"*"}, std::nullopt}, 1, 0, std::nullopt},
+                                            {{{"member1"}, std::nullopt}, 6, 0, std::nullopt}};
+  ScheduleResult r = run(u, threeMembers());
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.placement, ElementsAre(Pair("member1", 6), Pair("member2", 1), Pair("member3", 1)));
+}
+
+TEST(SchedulerTest, TopologySpreadRespectsMaxReplicas) {
+  std::vector<api::FederatedCluster> clusters = {cluster("a1", "eu", "z1"),
+                                                 cluster("b1", "eu", "z2")};
+  SchedulingUnit u = unit(4);
+  u.placement.replicaScheduling->weights = {{{{"a1"}, std::nullopt}, 1, 0, 1},
+                                            {{{"b1"}, std::nullopt}, 1, 0, std::nullopt}};
+  u.placement.topologySpreadConstraints = {{"zone", 1, "DoNotSchedule"}};
+  ScheduleResult r = run(u, clusters);
+  EXPECT_EQ(r.outcome, ScheduleResult::Outcome::kUnschedulable);  // never a1 = 2 > maxReplicas 1
+}
+
+TEST(SchedulerTest, NothingPlaceableIsUnschedulableNotAnEmptyPlacement) {
+  SchedulingUnit u = unit(3);
+  u.estimatedCapacity = {{"member1", 0}, {"member2", 0}, {"member3", 0}};
+  ScheduleResult r = run(u, threeMembers());
+  EXPECT_EQ(r.outcome, ScheduleResult::Outcome::kUnschedulable);
+  EXPECT_EQ(r.message, "no replica could be placed on the 3 selected cluster(s)");
+  u.keepUnschedulableReplicas = true;  // keeping them is a placement
+  EXPECT_TRUE(run(u, threeMembers()).ok());
+}
+
+TEST(SchedulerTest, MalformedClusterNumbersDoNotOverflow) {
+  auto clusters = threeMembers();
+  clusters[0].status.resources.allocated = {{"cpu", q("-1")}, {"memory", q("-5Gi")}};
+  clusters[1].status.resources.allocatable["cpu"] = q("9000P");
+  SchedulingUnit u = unit(3);
+  u.resourceRequest = {{"cpu", q("8E")}};
+  ScheduleResult r = run(u, clusters);  // must not trap under UBSan; the result itself is secondary
+  EXPECT_NE(r.outcome, ScheduleResult::Outcome::kError);
+}
+
 TEST(SchedulerTest, UnitFromBinding) {
   api::ResourceBinding rb;
   rb.spec.resource = {"flotilla.io/v1alpha1", "FederatedDeployment", "shop", "web", "u1"};

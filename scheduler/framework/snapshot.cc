@@ -8,9 +8,12 @@
 
 namespace flotilla::scheduler {
 
+// Clamped to [0, 2^61]: a negative or absurd quantity in a cluster's status (or a request) is
+// malformed input and must not overflow allocatable - used or used + request.
 int64_t toMilli(const api::Quantity& q) {
+  constexpr __int128 kLimit = __int128{1} << 61;
   const __int128 milli = q.nanoValue() / 1'000'000 + (q.nanoValue() % 1'000'000 > 0 ? 1 : 0);
-  return static_cast<int64_t>(std::clamp<__int128>(milli, INT64_MIN, INT64_MAX));
+  return static_cast<int64_t>(std::clamp<__int128>(milli, 0, kLimit));
 }
 
 ResourceView::ResourceView(const api::ClusterResources& r) {

@@ -12,8 +12,8 @@
 
 namespace flotilla::scheduler {
 
-// One resource of a cluster in milli-units (cpu millicores, memory milli-bytes, ...), saturating
-// at INT64_MAX (9 EB of memory, 9 trillion cores): exact for every real cluster.
+// One resource of a cluster in milli-units (cpu millicores, memory milli-bytes, ...), clamped to
+// [0, 2^61] (2 EB of memory, 2 trillion cores): exact for every real cluster.
 struct ResourceAmount {
   std::string name;
   int64_t allocatable = 0;

@@ -63,6 +63,12 @@ class CycleState {
   std::vector<std::pair<std::type_index, std::any>> slots_;
 };
 
+// Written by the Divided replicas plugin: how many replicas each participating cluster may hold
+// (maxReplicas, estimated capacity). Clusters absent take no replicas.
+struct ReplicaLimits {
+  std::map<std::string, int64_t> room;
+};
+
 // A plugin's verdict. Success carries nothing; the others carry a reason a user can read.
 struct Status {
   enum class Code { kSuccess, kUnschedulable, kError };

@@ -7,10 +7,11 @@
 namespace flotilla::scheduler {
 namespace {
 
+// Whether a weights entry names the cluster or selects it by label ("*" is handled separately:
+// it applies only to clusters no other entry targets).
 bool targets(const api::ClusterTarget& target, const api::FederatedCluster& cluster) {
   const auto& names = target.clusterNames;
   if (std::find(names.begin(), names.end(), cluster.metadata.name) != names.end()) return true;
-  if (std::find(names.begin(), names.end(), "*") != names.end()) return true;
   if (target.labelSelector) {
     auto selector = api::Selector::fromLabelSelector(*target.labelSelector);
     return selector && selector->matches(cluster.metadata.labels);
@@ -56,12 +57,20 @@ Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
       totalWeight += capacity;
       continue;
     }
+    const api::ClusterPreference* match = nullptr;
     for (const auto& w : rs.weights) {
       if (targets(w.targetCluster, *sc.cluster)) {
-        in.preferences[name] = {w.weight, w.minReplicas, w.maxReplicas};
-        totalWeight += w.weight + w.minReplicas;
+        match = &w;
         break;
       }
+    }
+    for (const auto& w : rs.weights) {
+      const auto& names = w.targetCluster.clusterNames;
+      if (!match && std::find(names.begin(), names.end(), "*") != names.end()) match = &w;
+    }
+    if (match) {
+      in.preferences[name] = {match->weight, match->minReplicas, match->maxReplicas};
+      totalWeight += match->weight + match->minReplicas;
     }
   }
   if (unit.replicas > 0 && totalWeight == 0) {
@@ -73,6 +82,16 @@ Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
                                  std::to_string(selected.size()) + " selected)");
   }
   assignment = planReplicas(in);
+  // What each participating cluster may hold, for later replicas plugins (topology spread).
+  ReplicaLimits limits;
+  for (const auto& [name, pref] : in.preferences) {
+    int64_t room = pref.maxReplicas.value_or(INT64_MAX);
+    if (auto cap = in.estimatedCapacity.find(name); cap != in.estimatedCapacity.end()) {
+      room = std::min(room, cap->second);
+    }
+    limits.room[name] = room;
+  }
+  state.put(std::move(limits));
   return Status::success();
 }
 

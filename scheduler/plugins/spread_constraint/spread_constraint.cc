@@ -38,6 +38,7 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
   const api::SpreadConstraint* byCluster = nullptr;
   // Per group constraint: each remaining cluster's group id, and the kept groups.
   struct Grouping {
+    const api::SpreadConstraint* constraint;
     std::string key;
     std::vector<int> groupOf;  // parallel to `clusters` after the filtering below
     std::vector<int> kept;     // group ids, best first
@@ -49,7 +50,7 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
       byCluster = &c;
       continue;
     }
-    Grouping g{keyOf(c), {}, {}};
+    Grouping g{&c, keyOf(c), {}, {}};
     Interner groups;
     g.groupOf.reserve(clusters.size());
     // Clusters arrive best first, so a group's rank is the rank of its best cluster.
@@ -84,28 +85,62 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
     groupings.push_back(std::move(g));
   }
 
-  if (!byCluster) return Status::success();
+  // Every group constraint must still span its minGroups after later constraints narrowed the
+  // clusters (a provider constraint can leave fewer regions than the region constraint needs).
+  auto spanCheck = [&](const std::vector<bool>* chosen) -> Status {
+    for (const auto& g : groupings) {
+      std::vector<char> seen(g.kept.size(), 0);
+      int64_t spanned = 0;
+      for (size_t i = 0; i < clusters.size(); ++i) {
+        if (chosen && !(*chosen)[i]) continue;
+        char& s = seen[static_cast<size_t>(g.groupOf[i])];
+        if (!s) {
+          s = 1;
+          ++spanned;
+        }
+      }
+      const int64_t min = g.constraint->minGroups.value_or(1);
+      if (spanned < min) {
+        return Status::unschedulable("spread constraints conflict: the selected clusters span " +
+                                     std::to_string(spanned) + " " + describe(*g.constraint) +
+                                     " group(s), minGroups is " + std::to_string(min));
+      }
+    }
+    return Status::success();
+  };
+
+  // How many clusters: the cluster constraint's bounds, and maxClusters, which applies next.
+  int64_t min = 1;
+  int64_t max = INT32_MAX;
+  if (byCluster) {
+    min = byCluster->minGroups.value_or(1);
+    max = byCluster->maxGroups.value_or(INT32_MAX);
+  }
+  if (unit.placement.maxClusters.value_or(0) > 0) {
+    max = std::min<int64_t>(max, *unit.placement.maxClusters);
+  }
   const int64_t available = static_cast<int64_t>(clusters.size());
-  const int64_t min = byCluster->minGroups.value_or(1);
-  if (available < min) {
+  if (byCluster && available < min) {
     return Status::unschedulable("spread constraint cluster: " + std::to_string(available) +
                                  " cluster(s) available, minGroups is " + std::to_string(min));
   }
-  const int64_t max = byCluster->maxGroups.value_or(INT32_MAX);
-  if (available <= max) return Status::success();
+  if (available <= max) return spanCheck(nullptr);
 
-  // Too many clusters: first the best cluster of every kept group, then the best of the rest.
+  // Too many clusters. First the best cluster of each group a constraint needs (its minGroups best
+  // groups), then the best of the rest by score; the result may span more groups than required.
   std::vector<bool> chosen(clusters.size(), false);
   int64_t count = 0;
   for (const auto& g : groupings) {
-    std::vector<bool> covered(g.kept.size(), false);
+    const size_t required =
+        std::min(g.kept.size(), static_cast<size_t>(g.constraint->minGroups.value_or(1)));
+    std::vector<char> covered(g.kept.size(), 0);
     for (size_t i = 0; i < clusters.size(); ++i) {
-      if (chosen[i]) covered[static_cast<size_t>(g.groupOf[i])] = true;
+      if (chosen[i]) covered[static_cast<size_t>(g.groupOf[i])] = 1;
     }
     for (size_t i = 0; i < clusters.size(); ++i) {
-      auto done = covered[static_cast<size_t>(g.groupOf[i])];
-      if (!done) {
-        done = true;
+      const auto group = static_cast<size_t>(g.groupOf[i]);
+      if (group < required && !covered[group]) {
+        covered[group] = 1;
         chosen[i] = true;
         ++count;
       }
@@ -113,8 +148,8 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
   }
   if (count > max) {
     return Status::unschedulable("spread constraints need " + std::to_string(count) +
-                                 " clusters to span every group, but cluster maxGroups is " +
-                                 std::to_string(max));
+                                 " clusters to span their minGroups, but at most " +
+                                 std::to_string(max) + " may be selected");
   }
   for (size_t i = 0; i < clusters.size() && count < max; ++i) {
     if (!chosen[i]) {
@@ -122,6 +157,7 @@ Status SpreadConstraint::select(CycleState&, const SchedulingUnit& unit,
       ++count;
     }
   }
+  if (Status s = spanCheck(&chosen); !s.ok()) return s;
   std::vector<ScoredCluster> kept;
   kept.reserve(static_cast<size_t>(count));
   for (size_t i = 0; i < clusters.size(); ++i) {

@@ -132,7 +132,7 @@ void TopologySpread::normalize(CycleState& state, const SchedulingUnit&,
   }
 }
 
-Status TopologySpread::assign(CycleState&, const SchedulingUnit& unit,
+Status TopologySpread::assign(CycleState& state, const SchedulingUnit& unit,
                               const std::vector<ScoredCluster>& selected,
                               PlannerResult& assignment) const {
   if (unit.placement.replicaScheduling && unit.placement.replicaScheduling->type == "Duplicated") {
@@ -148,15 +148,21 @@ Status TopologySpread::assign(CycleState&, const SchedulingUnit& unit,
       }
     }
     if (domains.size() < 2) continue;
+    auto planned = [&](const std::string& cluster) {
+      auto it = assignment.plan.find(cluster);
+      return it == assignment.plan.end() ? int64_t{0} : it->second;
+    };
     auto count = [&](const std::string& domain) {
       int64_t n = 0;
-      for (const auto* sc : domains[domain]) n += assignment.plan[sc->name()];
+      for (const auto* sc : domains[domain]) n += planned(sc->name());
       return n;
     };
-    auto room = [&](const ScoredCluster& sc) {
-      auto cap = unit.estimatedCapacity.find(sc.name());
-      return cap == unit.estimatedCapacity.end() ? INT64_MAX
-                                                 : cap->second - assignment.plan[sc.name()];
+    // Room: the limits the Divided plugin planned with; clusters outside the plan take nothing.
+    const ReplicaLimits* limits = state.get<ReplicaLimits>();
+    auto room = [&](const ScoredCluster& sc) -> int64_t {
+      if (!limits) return 0;
+      auto it = limits->room.find(sc.name());
+      return it == limits->room.end() ? 0 : it->second - planned(sc.name());
     };
     // Each step moves one replica from the fullest domain to the emptiest one that has room.
     for (int64_t step = 0; step <= unit.replicas; ++step) {
@@ -183,7 +189,7 @@ Status TopologySpread::assign(CycleState&, const SchedulingUnit& unit,
       }
       const ScoredCluster* from = domains[fullest].front();
       for (const auto* sc : domains[fullest]) {
-        if (assignment.plan[sc->name()] > assignment.plan[from->name()]) from = sc;
+        if (planned(sc->name()) > planned(from->name())) from = sc;
       }
       --assignment.plan[from->name()];
       ++assignment.plan[to->name()];
