@@ -114,30 +114,26 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
               return a.info->nameRank < b.info->nameRank;
             });
 
+  // A select or replicas plugin that fails ends the cycle with its reason.
+  auto failed = [&](Status status) {
+    result.outcome = status.code == Status::Code::kError ? ScheduleResult::Outcome::kError
+                                                         : ScheduleResult::Outcome::kUnschedulable;
+    result.message = std::move(status.reason);
+    return std::move(result);  // the cycle ends here: nothing reads `result` afterwards
+  };
+
   // Select.
   std::vector<ScoredCluster> selected = result.feasible;
   for (const auto& s : profile.select) {
-    Status status = s->select(state, unit, selected);
-    if (!status.ok()) {
-      result.outcome = status.code == Status::Code::kError
-                           ? ScheduleResult::Outcome::kError
-                           : ScheduleResult::Outcome::kUnschedulable;
-      result.message = status.reason;
-      return result;
-    }
+    if (Status status = s->select(state, unit, selected); !status.ok())
+      return failed(std::move(status));
   }
   for (const auto& sc : selected) result.selected.push_back(sc.name());
 
   // Replicas.
   for (const auto& r : profile.replicas) {
     Status status = r->assign(state, unit, selected, result.assignment);
-    if (!status.ok()) {
-      result.outcome = status.code == Status::Code::kError
-                           ? ScheduleResult::Outcome::kError
-                           : ScheduleResult::Outcome::kUnschedulable;
-      result.message = status.reason;
-      return result;
-    }
+    if (!status.ok()) return failed(std::move(status));
   }
   result.placement = result.assignment.placement(unit.keepUnschedulableReplicas);
   if (unit.replicas > 0 && result.placement.empty()) {

@@ -120,42 +120,42 @@ api::Result<Profile> buildProfile(const api::SchedulingProfile& spec) {
                         {{field, "plugin \"" + name + "\" is not a " + point + " plugin"}});
   };
 
-  auto filters = resolve(p.filter, names(api::enums::kFilterPlugins), "spec.plugins.filter");
-  if (!filters) return filters.error();
-  for (const auto& [name, weight] : *filters) {
-    auto plugin = instance(name, "spec.plugins.filter");
-    if (!plugin) return plugin.error();
-    auto f = std::dynamic_pointer_cast<const FilterPlugin>(*plugin);
-    if (!f) return notAt("spec.plugins.filter", name, "filter");
-    profile.filter.push_back(f);
+  // One extension point: resolve its names, instantiate, and check each plugin implements it.
+  auto addPoint = [&]<class Interface>(const api::PluginSet& set, const auto& defaults,
+                                       const std::string& path, const char* point,
+                                       auto&& add) -> std::optional<api::Error> {
+    auto resolved = resolve(set, names(defaults), path);
+    if (!resolved) return resolved.error();
+    for (const auto& [name, weight] : *resolved) {
+      auto plugin = instance(name, path);
+      if (!plugin) return plugin.error();
+      auto typed = std::dynamic_pointer_cast<const Interface>(*plugin);
+      if (!typed) return notAt(path, name, point);
+      add(std::move(typed), weight);
+    }
+    return std::nullopt;
+  };
+  std::optional<api::Error> error = addPoint.template operator()<FilterPlugin>(
+      p.filter, api::enums::kFilterPlugins, "spec.plugins.filter", "filter",
+      [&](auto plugin, int64_t) { profile.filter.push_back(std::move(plugin)); });
+  if (!error) {
+    error = addPoint.template operator()<ScorePlugin>(
+        p.score, api::enums::kScorePlugins, "spec.plugins.score", "score",
+        [&](auto plugin, int64_t weight) {
+          profile.score.push_back({std::move(plugin), weight});
+        });
   }
-  auto scores = resolve(p.score, names(api::enums::kScorePlugins), "spec.plugins.score");
-  if (!scores) return scores.error();
-  for (const auto& [name, weight] : *scores) {
-    auto plugin = instance(name, "spec.plugins.score");
-    if (!plugin) return plugin.error();
-    auto s = std::dynamic_pointer_cast<const ScorePlugin>(*plugin);
-    if (!s) return notAt("spec.plugins.score", name, "score");
-    profile.score.push_back({s, weight});
+  if (!error) {
+    error = addPoint.template operator()<SelectPlugin>(
+        p.select, api::enums::kSelectPlugins, "spec.plugins.select", "select",
+        [&](auto plugin, int64_t) { profile.select.push_back(std::move(plugin)); });
   }
-  auto selects = resolve(p.select, names(api::enums::kSelectPlugins), "spec.plugins.select");
-  if (!selects) return selects.error();
-  for (const auto& [name, weight] : *selects) {
-    auto plugin = instance(name, "spec.plugins.select");
-    if (!plugin) return plugin.error();
-    auto s = std::dynamic_pointer_cast<const SelectPlugin>(*plugin);
-    if (!s) return notAt("spec.plugins.select", name, "select");
-    profile.select.push_back(s);
+  if (!error) {
+    error = addPoint.template operator()<ReplicasPlugin>(
+        p.replicas, api::enums::kReplicasPlugins, "spec.plugins.replicas", "replicas",
+        [&](auto plugin, int64_t) { profile.replicas.push_back(std::move(plugin)); });
   }
-  auto replicas = resolve(p.replicas, names(api::enums::kReplicasPlugins), "spec.plugins.replicas");
-  if (!replicas) return replicas.error();
-  for (const auto& [name, weight] : *replicas) {
-    auto plugin = instance(name, "spec.plugins.replicas");
-    if (!plugin) return plugin.error();
-    auto r = std::dynamic_pointer_cast<const ReplicasPlugin>(*plugin);
-    if (!r) return notAt("spec.plugins.replicas", name, "replicas");
-    profile.replicas.push_back(r);
-  }
+  if (error) return *error;
   for (auto& [name, plugin] : instances) profile.all.push_back(plugin);
   return profile;
 }
