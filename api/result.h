@@ -32,6 +32,13 @@ inline constexpr const char* kTooManyRequests = "TooManyRequests";
 inline constexpr const char* kTimeout = "Timeout";
 inline constexpr const char* kInternalError = "InternalError";
 inline constexpr const char* kRequestEntityTooLarge = "RequestEntityTooLarge";
+inline constexpr const char* kServiceUnavailable = "ServiceUnavailable";
+inline constexpr const char* kMethodNotAllowed = "MethodNotAllowed";
+inline constexpr const char* kUnsupportedMediaType = "UnsupportedMediaType";
+inline constexpr const char* kNotAcceptable = "NotAcceptable";
+// Not a Kubernetes reason: the request never got an HTTP answer (refused, reset, TLS failure,
+// DNS). code is 0. Timeouts of our own deadline use kTimeout with code 0.
+inline constexpr const char* kTransport = "TransportError";
 }  // namespace reason
 
 // A typed error carrying the Kubernetes Status reason and HTTP code, plus field causes.
@@ -53,5 +60,11 @@ Error invalid(std::string message, FieldErrors causes);
 
 template <class T>
 using Result = boost::system::result<T, Error>;
+
+// A string is also convertible to Error (its first member), so Result<std::string> needs the value
+// spelled out.
+inline Result<std::string> okString(std::string value) {
+  return Result<std::string>(boost::system::in_place_value, std::move(value));
+}
 
 }  // namespace flotilla::api

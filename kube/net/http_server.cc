@@ -1,0 +1,392 @@
+#include "kube/net/http_server.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <atomic>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <map>
+#include <mutex>
+
+namespace flotilla::net {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// Error codes as values rather than exceptions.
+//
+// GCC 12 destroys temporaries of a suspended co_await full-expression twice when the coroutine
+// frame is destroyed (io_context shutdown): every non-trivial argument of a co_await'ed call is
+// therefore a named local first. This applies to all coroutine code in Flotilla.
+constexpr auto kAwait = asio::as_tuple(asio::use_awaitable);
+
+HttpResponse defaultErrorResponse(int status, const std::string& message) {
+  return HttpResponse{status, {{"Content-Type", "text/plain; charset=utf-8"}}, message + "\n"};
+}
+
+std::string peerCommonName(SSL* ssl) {
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (cert == nullptr) return {};
+  std::string out;
+  if (SSL_get_verify_result(ssl) == X509_V_OK) {
+    char buf[256] = {};
+    if (X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, buf, sizeof buf) >
+        0)
+      out = buf;
+  }
+  X509_free(cert);
+  return out;
+}
+
+}  // namespace
+
+struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
+  asio::io_context& io;
+  HttpServerOptions options;
+  HttpHandler handler;
+  asio::strand<asio::io_context::executor_type> acceptorStrand;
+  tcp::acceptor acceptor;
+  std::atomic<uint16_t> boundPort{0};
+  std::atomic<bool> stopped{false};
+  mutable std::mutex mutex;
+  uint64_t nextSession = 0;
+  std::map<uint64_t, std::function<void()>> closers;  // closes a session's socket on its strand
+
+  Impl(asio::io_context& context, HttpServerOptions opts, HttpHandler h)
+      : io(context),
+        options(std::move(opts)),
+        handler(std::move(h)),
+        acceptorStrand(asio::make_strand(context)),
+        acceptor(acceptorStrand) {
+    if (!options.errorResponse) options.errorResponse = defaultErrorResponse;
+  }
+
+  uint64_t track(std::function<void()> closer) {
+    std::lock_guard lock(mutex);
+    const uint64_t id = nextSession++;
+    closers.emplace(id, std::move(closer));
+    return id;
+  }
+  void untrack(uint64_t id) {
+    std::lock_guard lock(mutex);
+    closers.erase(id);
+  }
+
+  asio::awaitable<void> acceptLoop();
+  template <class Stream>
+  asio::awaitable<void> serve(Stream& stream, beast::tcp_stream& lowest, std::string commonName);
+  asio::awaitable<void> session(tcp::socket socket);
+};
+
+namespace {
+
+template <class Stream>
+class Exchange final : public HttpExchange {
+ public:
+  Exchange(Stream& stream, beast::tcp_stream& lowest, const HttpServerOptions& options,
+           HttpRequest request, bool keepAlive, const std::string& commonName)
+      : stream_(stream),
+        lowest_(lowest),
+        options_(options),
+        request_(std::move(request)),
+        keepAlive_(keepAlive),
+        commonName_(commonName) {}
+
+  const HttpRequest& request() const override { return request_; }
+  const std::string& clientCommonName() const override { return commonName_; }
+  asio::any_io_executor executor() const override { return lowest_.get_executor(); }
+
+  asio::awaitable<void> respond(HttpResponse response) override {
+    if (answered_) co_return;
+    answered_ = true;
+    http::response<http::string_body> res;
+    res.version(11);
+    res.result(static_cast<unsigned>(response.status));
+    for (auto& [name, value] : response.headers) res.insert(name, value);
+    res.body() = std::move(response.body);
+    res.keep_alive(keepAlive_);
+    res.prepare_payload();
+    lowest_.expires_after(options_.writeTimeout);
+    auto [ec, n] = co_await http::async_write(stream_, res, kAwait);
+    (void)n;
+    lowest_.expires_never();
+    if (ec) broken_ = true;
+  }
+
+  asio::awaitable<bool> startStream(int status, Headers headers) override {
+    if (answered_) co_return false;
+    answered_ = true;
+    streaming_ = true;
+    http::response<http::empty_body> res;
+    res.version(11);
+    res.result(static_cast<unsigned>(status));
+    for (auto& [name, value] : headers) res.insert(name, value);
+    res.keep_alive(keepAlive_);
+    res.chunked(true);
+    http::response_serializer<http::empty_body> serializer(res);
+    lowest_.expires_after(options_.writeTimeout);
+    auto [ec, n] = co_await http::async_write_header(stream_, serializer, kAwait);
+    (void)n;
+    lowest_.expires_never();
+    if (ec) broken_ = true;
+    co_return !broken_;
+  }
+
+  asio::awaitable<bool> writeChunk(std::string data) override {
+    if (!streaming_ || broken_ || data.empty()) co_return !broken_;
+    lowest_.expires_after(options_.writeTimeout);
+    auto chunk = http::make_chunk(asio::buffer(data));
+    auto [ec, n] = co_await asio::async_write(stream_, chunk, kAwait);
+    (void)n;
+    lowest_.expires_never();
+    if (ec) broken_ = true;
+    co_return !broken_;
+  }
+
+  asio::awaitable<void> endStream() override {
+    if (!streaming_ || broken_ || ended_) co_return;
+    ended_ = true;
+    lowest_.expires_after(options_.writeTimeout);
+    auto last = http::make_chunk_last();
+    auto [ec, n] = co_await asio::async_write(stream_, last, kAwait);
+    (void)n;
+    lowest_.expires_never();
+    if (ec) broken_ = true;
+  }
+
+  bool clientGone() override {
+    if (broken_) return true;
+    auto& socket = lowest_.socket();
+    if (!socket.is_open()) return true;
+    boost::system::error_code ec;
+    socket.non_blocking(true, ec);
+    char byte;
+    const size_t n = socket.receive(asio::buffer(&byte, 1), tcp::socket::message_peek, ec);
+    boost::system::error_code ignored;
+    socket.non_blocking(false, ignored);
+    if (ec == asio::error::would_block) return false;
+    return ec || n == 0;
+  }
+
+  bool answered() const { return answered_; }
+  // The connection can carry another request.
+  bool reusable() const { return keepAlive_ && !broken_ && (!streaming_ || ended_); }
+
+ private:
+  Stream& stream_;
+  beast::tcp_stream& lowest_;
+  const HttpServerOptions& options_;
+  HttpRequest request_;
+  bool keepAlive_;
+  const std::string& commonName_;
+  bool answered_ = false;
+  bool streaming_ = false;
+  bool ended_ = false;
+  bool broken_ = false;
+};
+
+}  // namespace
+
+template <class Stream>
+asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream& lowest,
+                                              std::string commonName) {
+  beast::flat_buffer buffer;
+  bool first = true;
+  while (!stopped) {
+    http::request_parser<http::string_body> parser;
+    parser.body_limit(options.maxRequestBody);
+    parser.header_limit(64 * 1024);
+    lowest.expires_after(first ? options.requestTimeout : options.idleTimeout);
+    first = false;
+    auto [hec, hn] = co_await http::async_read_header(stream, buffer, parser, kAwait);
+    (void)hn;
+    if (hec == http::error::body_limit) {  // Content-Length already over the limit
+      Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
+      auto errorReply = options.errorResponse(
+          413, "the request body exceeds the limit of " + std::to_string(options.maxRequestBody) +
+                   " bytes");
+      co_await exchange.respond(std::move(errorReply));
+      co_return;
+    }
+    if (hec) {
+      // EOF, reset or timeout between requests: just close. A malformed request gets a 400.
+      if (hec.category() == http::make_error_code(http::error::bad_target).category() &&
+          hec != http::error::end_of_stream && hec != http::error::partial_message) {
+        auto res = options.errorResponse(400, "malformed HTTP request: " + hec.message());
+        Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
+        co_await exchange.respond(std::move(res));
+      }
+      co_return;
+    }
+    const auto& header = parser.get();
+    if (auto length = parser.content_length(); length && *length > options.maxRequestBody) {
+      Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
+      auto errorReply = options.errorResponse(
+          413, "the request body of " + std::to_string(*length) + " bytes exceeds the limit of " +
+                   std::to_string(options.maxRequestBody) + " bytes");
+      co_await exchange.respond(std::move(errorReply));
+      co_return;
+    }
+    if (beast::iequals(header[http::field::expect], "100-continue")) {
+      http::response<http::empty_body> cont{http::status::continue_, 11};
+      lowest.expires_after(options.writeTimeout);
+      auto [cec, cn] = co_await http::async_write(stream, cont, kAwait);
+      (void)cn;
+      if (cec) co_return;
+    }
+    lowest.expires_after(options.requestTimeout);
+    auto [bec, bn] = co_await http::async_read(stream, buffer, parser, kAwait);
+    (void)bn;
+    if (bec) {
+      if (bec == http::error::body_limit) {
+        Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
+        auto errorReply = options.errorResponse(
+            413, "the request body exceeds the limit of " +
+                     std::to_string(options.maxRequestBody) + " bytes");
+      co_await exchange.respond(std::move(errorReply));
+      }
+      co_return;
+    }
+    lowest.expires_never();
+    auto message = parser.release();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    for (const auto& field : message)
+      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    request.body = std::move(message.body());
+    Exchange<Stream> exchange(stream, lowest, options, std::move(request), message.keep_alive(),
+                              commonName);
+    std::string failure;
+    try {
+      co_await handler(exchange);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    if (!exchange.answered()) {
+      auto errorReply = options.errorResponse(
+          500, failure.empty() ? "the handler sent no response" : "internal error: " + failure);
+      co_await exchange.respond(std::move(errorReply));
+    }
+    if (!exchange.reusable()) co_return;
+  }
+}
+
+asio::awaitable<void> HttpServer::Impl::session(tcp::socket socket) {
+  auto self = shared_from_this();
+  // stop() closes the socket on the session's strand; `alive` (only touched on that strand) keeps
+  // a late close from reaching a finished session.
+  auto alive = std::make_shared<bool>(true);
+  auto closer = [](beast::tcp_stream& lowest, std::shared_ptr<bool> flag) {
+    return [&lowest, flag] {
+      asio::post(lowest.get_executor(), [&lowest, flag] {
+        if (*flag) lowest.close();
+      });
+    };
+  };
+  boost::system::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  if (options.tls) {
+    beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *options.tls);
+    auto& lowest = beast::get_lowest_layer(stream);
+    const uint64_t id = track(closer(lowest, alive));
+    lowest.expires_after(options.requestTimeout);
+    auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::server, kAwait);
+    if (!ec) {
+      std::string commonName = peerCommonName(stream.native_handle());
+      co_await serve(stream, lowest, std::move(commonName));
+    }
+    untrack(id);
+    *alive = false;
+    lowest.close();
+  } else {
+    beast::tcp_stream stream(std::move(socket));
+    const uint64_t id = track(closer(stream, alive));
+    co_await serve(stream, stream, {});
+    untrack(id);
+    *alive = false;
+    stream.close();
+  }
+}
+
+asio::awaitable<void> HttpServer::Impl::acceptLoop() {
+  auto self = shared_from_this();
+  while (!stopped) {
+    auto strand = asio::make_strand(io);
+    auto [ec, socket] = co_await acceptor.async_accept(strand, kAwait);
+    if (ec) {
+      if (stopped || ec == asio::error::operation_aborted) co_return;
+      continue;  // e.g. EMFILE: keep serving the connections we have
+    }
+    auto executor = socket.get_executor();
+    asio::co_spawn(executor, session(std::move(socket)), asio::detached);
+  }
+}
+
+HttpServer::HttpServer(asio::io_context& io, HttpServerOptions options, HttpHandler handler)
+    : impl_(std::make_shared<Impl>(io, std::move(options), std::move(handler))) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+api::Result<uint16_t> HttpServer::start() {
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(impl_->options.address, ec);
+  if (ec)
+    return api::badRequest("invalid listen address \"" + impl_->options.address +
+                           "\": " + ec.message());
+  tcp::endpoint endpoint(address, impl_->options.port);
+  auto& acceptor = impl_->acceptor;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec)
+    return api::Error{api::reason::kInternalError, 0,
+                      "listening on " + impl_->options.address + ":" +
+                          std::to_string(impl_->options.port) + ": " + ec.message(),
+                      {}};
+  impl_->boundPort = acceptor.local_endpoint().port();
+  asio::co_spawn(impl_->acceptorStrand, impl_->acceptLoop(), asio::detached);
+  return impl_->boundPort.load();
+}
+
+uint16_t HttpServer::port() const { return impl_->boundPort; }
+
+std::string HttpServer::url() const {
+  std::string host = impl_->options.address;
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return std::string(impl_->options.tls ? "https://" : "http://") + host + ":" +
+         std::to_string(port());
+}
+
+void HttpServer::stop() {
+  if (impl_->stopped.exchange(true)) return;
+  auto impl = impl_;
+  asio::post(impl->acceptorStrand, [impl] {
+    boost::system::error_code ignored;
+    impl->acceptor.close(ignored);
+  });
+  std::lock_guard lock(impl->mutex);
+  for (auto& [id, close] : impl->closers) close();
+}
+
+size_t HttpServer::openConnections() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->closers.size();
+}
+
+}  // namespace flotilla::net

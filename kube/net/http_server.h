@@ -1,0 +1,80 @@
+// An HTTP/1.1 server over TLS (or plain TCP for tests), C++20 coroutines on Boost.Beast: one
+// strand per connection, keep-alive, a request body limit (413), deadlines on every read and
+// write, and chunked streaming responses (watch). Used by flotilla-sim, the webhook server, the
+// operator's health/metrics endpoint and test servers.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "api/result.h"
+#include "kube/net/http_types.h"
+#include "kube/net/tls.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace flotilla::net {
+
+struct HttpServerOptions {
+  std::string address = "127.0.0.1";  // loopback unless configured otherwise
+  uint16_t port = 0;                   // 0: any free port (see HttpServer::port)
+  TlsContextPtr tls;                   // null: plain HTTP (tests and local-only endpoints)
+  size_t maxRequestBody = size_t{3} << 20;  // kube-apiserver's default is 3 MiB
+  std::chrono::milliseconds requestTimeout{60'000};  // to receive one whole request
+  std::chrono::milliseconds idleTimeout{120'000};    // between requests on a kept-alive connection
+  std::chrono::milliseconds writeTimeout{30'000};    // per response write or stream chunk
+  // The body for errors the server answers itself (400, 413, 500): content type and text.
+  std::function<HttpResponse(int status, const std::string& message)> errorResponse;
+};
+
+// One request being answered. Exactly one of respond() or startStream() is called.
+class HttpExchange {
+ public:
+  virtual ~HttpExchange() = default;
+  virtual const HttpRequest& request() const = 0;
+  // Subject CN of a verified client certificate, empty when none was presented.
+  virtual const std::string& clientCommonName() const = 0;
+  virtual boost::asio::any_io_executor executor() const = 0;
+
+  virtual boost::asio::awaitable<void> respond(HttpResponse response) = 0;
+  // Chunked streaming: headers first, then chunks. Each returns false when the client went away or
+  // a write did not finish within writeTimeout; the handler should then return.
+  virtual boost::asio::awaitable<bool> startStream(int status, Headers headers) = 0;
+  virtual boost::asio::awaitable<bool> writeChunk(std::string data) = 0;
+  virtual boost::asio::awaitable<void> endStream() = 0;
+  // True once the client closed its side (checked cheaply, without reading a request body).
+  virtual bool clientGone() = 0;
+};
+
+// Called on the connection's strand. Exceptions are caught and answered with 500.
+using HttpHandler = std::function<boost::asio::awaitable<void>(HttpExchange&)>;
+
+class HttpServer {
+ public:
+  HttpServer(boost::asio::io_context& io, HttpServerOptions options, HttpHandler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and starts accepting; returns the bound port.
+  api::Result<uint16_t> start();
+  uint16_t port() const;
+  std::string url() const;  // "https://127.0.0.1:PORT"
+  // Stops accepting and closes every connection (streams included). Idempotent.
+  void stop();
+  size_t openConnections() const;
+
+  struct Impl;  // implementation detail
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace flotilla::net
