@@ -6,6 +6,7 @@
 #include <set>
 #include <span>
 
+#include "api/base64.h"
 #include "api/validation.h"
 #include "api/validation_util.h"
 
@@ -39,20 +40,6 @@ void validateUrl(const std::string& field, const std::string& value, bool allowL
   if (url->has_userinfo()) return bad("must not contain user information");
   if (url->has_query()) return bad("must not contain a query");
   if (url->has_fragment()) return bad("must not contain a fragment");
-}
-
-bool isBase64(const std::string& s) {
-  if (s.size() % 4 != 0) return false;
-  size_t padding = 0;
-  for (char c : s) {
-    if (c == '=') {
-      ++padding;
-    } else if (padding > 0 ||
-               !(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/')) {
-      return false;
-    }
-  }
-  return padding <= 2;
 }
 
 void validatePluginSet(const PluginSet& set, const std::string& path, bool scorePoint,
@@ -163,7 +150,7 @@ FieldErrors validate(const SchedulerExtender& extender) {
   }
   if (spec.weight) errors.minimum("spec.weight", *spec.weight, 1);
   errors.duration("spec.httpTimeout", spec.httpTimeout, true);
-  if (spec.tls && !spec.tls->caBundle.empty() && !isBase64(spec.tls->caBundle)) {
+  if (spec.tls && !spec.tls->caBundle.empty() && !base64Decode(spec.tls->caBundle)) {
     errors.add("spec.tls.caBundle", "must be base64-encoded PEM");
   }
   return errors.take();

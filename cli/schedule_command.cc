@@ -10,6 +10,7 @@
 #include "api/yaml.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "scheduler/extender/http_extender_client.h"
 #include "scheduler/schedule_type.h"
 
 namespace flotilla::cli {
@@ -24,8 +25,9 @@ constexpr const char* kUsage =
     "Runs the whole scheduler offline on manifests as `kubectl get -o yaml` prints them:\n"
     "FederatedCluster objects, exactly one PropagationPolicy or ClusterPropagationPolicy, exactly\n"
     "one workload (apps/v1 Deployment or FederatedDeployment), optionally the workload's\n"
-    "ResourceBinding (its current result and auto-migration estimates) and SchedulingProfiles\n"
-    "(used when the policy names one). Prints the schedule type, the placement, every cluster's\n"
+    "ResourceBinding (its current result and auto-migration estimates), SchedulingProfiles\n"
+    "(used when the policy names one) and SchedulerExtenders (called over HTTP(S) as the\n"
+    "scheduler would). Prints the schedule type, the placement, every cluster's\n"
     "filter verdict and reason, and the scores.\n"
     "\n"
     "Exit status: 0 scheduled, 3 unschedulable (no cluster fits or a constraint cannot be met),\n"
@@ -38,6 +40,7 @@ struct Inputs {
   std::optional<api::FederatedDeployment> workload;  // a Deployment is converted
   std::optional<api::ResourceBinding> binding;
   std::vector<api::SchedulingProfile> profiles;
+  std::vector<api::SchedulerExtender> extenders;
 };
 
 // Adds one object to the inputs; returns an error message or "".
@@ -80,6 +83,8 @@ std::string collect(const json::value& v, Inputs& in) {
     in.binding = *api::decode<api::ResourceBinding>(v);
   } else if (kind == "SchedulingProfile") {
     in.profiles.push_back(*api::decode<api::SchedulingProfile>(v));
+  } else if (kind == "SchedulerExtender") {
+    in.extenders.push_back(*api::decode<api::SchedulerExtender>(v));
   }
   return "";  // Secrets, Namespaces: ignored
 }
@@ -133,7 +138,12 @@ void printTable(const json::object& report, std::ostream& out) {
   const std::string message(report.at("message").as_string());
   if (!message.empty()) out << ": " << message;
   out << "\n";
-  out << "Placement:      " << report.at("placementSummary").as_string().c_str() << "\n\n";
+  out << "Placement:      " << report.at("placementSummary").as_string().c_str() << "\n";
+  if (const auto* warnings = report.if_contains("warnings")) {
+    for (const auto& w : warnings->as_array())
+      out << "Warning:        " << w.as_string().c_str() << "\n";
+  }
+  out << "\n";
   const auto& clusters = report.at("clusters").as_array();
   std::vector<std::string> plugins;
   for (const auto& c : clusters) {
@@ -262,8 +272,21 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
       in.policy->spec.autoMigration && in.policy->spec.autoMigration->keepUnschedulableReplicas;
   scheduler::SchedulingUnit unit = scheduler::unitFromBinding(rb, keep);
   for (const auto& failed : decision.failedClusters) unit.currentReplicas.erase(failed);
-  const ScheduleResult result =
-      scheduler::scheduleUnit(*profile, unit, in.clusters, {.explain = true});
+  // SchedulerExtenders given with the objects are called for real, as the scheduler would.
+  std::unique_ptr<scheduler::HttpExtenderClient> extenders;
+  if (!in.extenders.empty()) {
+    auto configs = scheduler::extenderConfigs(in.extenders);
+    auto client =
+        configs ? scheduler::HttpExtenderClient::create(std::move(*configs))
+                : api::Result<std::unique_ptr<scheduler::HttpExtenderClient>>(configs.error());
+    if (!client) {
+      err << "error: " << client.error().message << "\n";
+      return 1;
+    }
+    extenders = std::move(*client);
+  }
+  const ScheduleResult result = scheduler::scheduleUnit(
+      *profile, unit, in.clusters, {.explain = true, .extenders = extenders.get()});
 
   json::object report;
   report["workload"] = unit.key + " (" + std::to_string(unit.replicas) + " replicas, requests " +
@@ -279,6 +302,7 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
           : std::string(scheduler::scheduleTypeName(decision.type)) + " (" + decision.reason + ")";
   report["reason"] = result.reason();
   report["message"] = result.message;
+  if (!result.warnings.empty()) report["warnings"] = json::value_from(result.warnings);
   report["placement"] = json::value_from(result.placement);
   report["placementSummary"] =
       result.ok() ? scheduler::placementSummary(result.placement)

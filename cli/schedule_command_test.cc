@@ -85,3 +85,39 @@ TEST(ScheduleCommandTest, InputErrors) {
 
 }  // namespace
 }  // namespace flotilla::cli
+
+namespace flotilla::cli {
+namespace {
+
+// A SchedulerExtender given with the objects is called; one that cannot be reached fails the
+// cycle unless it is ignorable, in which case the result carries a warning.
+TEST(ScheduleCommandTest, CallsSchedulerExtendersGivenWithTheObjects) {
+  // Port 1 on loopback: nothing listens there, the connection is refused at once.
+  const std::string extender = R"(
+apiVersion: flotilla.io/v1alpha1
+kind: SchedulerExtender
+metadata: {name: capacity}
+spec: {urlPrefix: "http://127.0.0.1:1/scheduler", filterVerb: filter, httpTimeout: 2s, ignorable: IGNORABLE}
+)";
+  auto with = [&](const char* ignorable) {
+    std::string text = extender;
+    text.replace(text.find("IGNORABLE"), 9, ignorable);
+    return schedule({"-f", kPolicy, "-f", kDeployment, "-f", kFleet, "-f", "-", "-o", "json"},
+                    text);
+  };
+  Output failing = with("false");
+  ASSERT_EQ(failing.code, 3) << failing.err;
+  json::value report = json::parse(failing.out);
+  EXPECT_EQ(report.at("reason"), "SchedulerError");
+  EXPECT_NE(std::string(report.at("message").as_string()).find("extender capacity filter"),
+            std::string::npos);
+
+  Output skipped = with("true");
+  ASSERT_EQ(skipped.code, 0) << skipped.err;
+  report = json::parse(skipped.out);
+  EXPECT_EQ(report.at("reason"), "Success");
+  ASSERT_EQ(report.at("warnings").as_array().size(), 1u);
+}
+
+}  // namespace
+}  // namespace flotilla::cli

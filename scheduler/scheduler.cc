@@ -4,6 +4,7 @@
 #include <map>
 
 #include "api/validation.h"
+#include "scheduler/extender/extender.h"
 
 namespace flotilla::scheduler {
 
@@ -44,6 +45,57 @@ std::string placementSummary(const ReplicaMap& placement) {
   }
   return out;
 }
+
+namespace {
+
+std::vector<const api::FederatedCluster*> feasibleClusters(const ScheduleResult& result) {
+  std::vector<const api::FederatedCluster*> out;
+  out.reserve(result.feasible.size());
+  for (const auto& sc : result.feasible) out.push_back(sc.cluster);
+  return out;
+}
+
+// Filter extenders narrow `feasible` and record their verdicts; false when a non-ignorable one
+// failed (the result then carries the error).
+bool runFilterExtenders(ExtenderClient& extenders, const SchedulingUnit& unit,
+                        ScheduleResult& result) {
+  auto outcome = extenders.filter(unit, feasibleClusters(result));
+  for (auto& w : outcome.warnings) result.warnings.push_back(std::move(w));
+  if (!outcome.error.empty()) {
+    result.outcome = ScheduleResult::Outcome::kError;
+    result.message = std::move(outcome.error);
+    return false;
+  }
+  if (outcome.rejected.empty()) return true;
+  std::map<std::string_view, const FilterVerdict*> rejected;
+  for (const auto& v : outcome.rejected) rejected.emplace(v.cluster, &v);
+  for (auto& verdict : result.verdicts) {
+    auto it = rejected.find(verdict.cluster);
+    if (it == rejected.end() || !verdict.plugin.empty()) continue;
+    verdict.plugin = it->second->plugin;
+    verdict.reason = it->second->reason;
+  }
+  std::erase_if(result.feasible,
+                [&](const ScoredCluster& sc) { return rejected.count(sc.name()) > 0; });
+  return true;
+}
+
+void addExtenderScores(ExtenderClient& extenders, const SchedulingUnit& unit, bool explain,
+                       ScheduleResult& result) {
+  auto outcome = extenders.prioritize(unit, feasibleClusters(result));
+  for (auto& w : outcome.warnings) result.warnings.push_back(std::move(w));
+  for (auto& scores : outcome.scores) {
+    const std::string_view plugin = result.extenderPlugins.emplace_back(std::move(scores.plugin));
+    for (auto& sc : result.feasible) {
+      auto it = scores.weighted.find(sc.name());
+      const int64_t value = it == scores.weighted.end() ? 0 : it->second;
+      sc.score += value;
+      if (explain) sc.pluginScores.emplace_back(plugin, value);
+    }
+  }
+}
+
+}  // namespace
 
 ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
                             const std::vector<api::FederatedCluster>& clusters,
@@ -89,6 +141,9 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
     if (verdict.plugin.empty()) result.feasible.push_back({cluster.cluster, &cluster, 0, {}});
     result.verdicts.push_back(std::move(verdict));
   }
+  if (options.extenders && !result.feasible.empty() &&
+      !runFilterExtenders(*options.extenders, unit, result))
+    return result;
   if (result.feasible.empty()) {
     result.outcome = ScheduleResult::Outcome::kNoClusterFit;
     result.message = noClusterFitMessage(result.verdicts);
@@ -108,6 +163,7 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
       if (options.explain) result.feasible[i].pluginScores.emplace_back(plugin->name(), weighted);
     }
   }
+  if (options.extenders) addExtenderScores(*options.extenders, unit, options.explain, result);
   std::sort(result.feasible.begin(), result.feasible.end(),
             [](const ScoredCluster& a, const ScoredCluster& b) {
               if (a.score != b.score) return a.score > b.score;

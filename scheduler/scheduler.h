@@ -3,6 +3,7 @@
 // controller, `flotillactl schedule` and the benchmarks all run exactly this.
 #pragma once
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -10,8 +11,13 @@
 
 namespace flotilla::scheduler {
 
+class ExtenderClient;
+
 struct ScheduleOptions {
   bool explain = false;  // keep every plugin's weighted score per cluster (CLI, diagnosis)
+  // Scheduler extenders (seed 004): filter after the in-tree filters, prioritize added to the
+  // in-tree scores. Null: none. The only part of a cycle that may do I/O.
+  ExtenderClient* extenders = nullptr;
 };
 
 struct ScheduleResult {
@@ -23,6 +29,10 @@ struct ScheduleResult {
   std::vector<std::string> selected;    // after the select stage, best first
   PlannerResult assignment;             // plan and overflow
   ReplicaMap placement;                 // what to write to spec.clusters (zeros dropped)
+  std::vector<std::string> warnings;    // ignorable extender failures that were skipped
+  // Names of extender score entries: pluginScores hold string_views into it (a deque never moves
+  // its elements, so the views survive moving the result).
+  std::deque<std::string> extenderPlugins;
   // `feasible` points into the snapshot; when scheduleUnit built the snapshot itself, the result
   // owns it so those pointers stay valid.
   std::shared_ptr<const ClusterSnapshot> ownedSnapshot;

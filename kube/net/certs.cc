@@ -83,8 +83,7 @@ api::Result<CertPtr> newCertificate(EVP_PKEY* key, const std::string& commonName
                                reinterpret_cast<const unsigned char*>(org.c_str()), -1, -1, 0);
   }
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                             reinterpret_cast<const unsigned char*>(commonName.c_str()), -1, -1,
-                             0);
+                             reinterpret_cast<const unsigned char*>(commonName.c_str()), -1, -1, 0);
   return cert;
 }
 

@@ -45,7 +45,8 @@ api::Result<Endpoint> parseEndpoint(std::string_view url) {
     return bad("scheme must be http or https");
   }
   if (parsed->has_userinfo()) return bad("user info is not allowed");
-  if (parsed->has_query() || parsed->has_fragment()) return bad("query and fragment are not allowed");
+  if (parsed->has_query() || parsed->has_fragment())
+    return bad("query and fragment are not allowed");
   e.host = parsed->encoded_host_address();  // IPv6 without brackets
   if (e.host.empty()) return bad("no host");
   if (parsed->has_port()) {

@@ -11,12 +11,12 @@ namespace flotilla::net {
 
 struct Endpoint {
   bool tls = true;
-  std::string host;      // without IPv6 brackets
+  std::string host;  // without IPv6 brackets
   uint16_t port = 443;
   std::string basePath;  // "" or "/prefix" (no trailing slash)
 
   bool hostIsIpAddress() const;
-  bool isLoopback() const;  // 127.0.0.0/8, ::1, "localhost"
+  bool isLoopback() const;         // 127.0.0.0/8, ::1, "localhost"
   std::string hostHeader() const;  // "host:port", IPv6 in brackets
   std::string str() const;
 };

@@ -32,9 +32,9 @@ TEST(Endpoint, ParsesSchemesPortsAndPrefixes) {
 }
 
 TEST(Endpoint, RejectsWhatAClientCannotUse) {
-  for (const char* bad : {"ftp://host", "https://user:pw@host", "https://host?x=1",
-                          "https://host#frag", "https://host:0", "https://host:70000", "not a url",
-                          "https://"}) {
+  for (const char* bad :
+       {"ftp://host", "https://user:pw@host", "https://host?x=1", "https://host#frag",
+        "https://host:0", "https://host:70000", "not a url", "https://"}) {
     auto e = parseEndpoint(bad);
     ASSERT_FALSE(e) << bad;
     EXPECT_NE(e.error().message.find("invalid server URL"), std::string::npos) << bad;

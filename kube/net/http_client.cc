@@ -84,17 +84,21 @@ struct HttpClient::Impl {
   api::Error failure(std::string_view what, const boost::system::error_code& ec,
                      std::chrono::milliseconds timeout) const {
     if (ec == beast::error::timeout || ec == asio::error::operation_aborted)
-      return api::Error{api::reason::kTimeout, 0,
+      return api::Error{api::reason::kTimeout,
+                        0,
                         std::string(what) + " " + endpoint.str() + ": timed out after " +
                             std::to_string(timeout.count()) + "ms",
                         {}};
     if (ec == http::error::body_limit)
-      return api::Error{api::reason::kTransport, 0,
+      return api::Error{api::reason::kTransport,
+                        0,
                         "response from " + endpoint.str() + " exceeds the " +
                             std::to_string(options.maxResponseBody) + "-byte limit",
                         {}};
-    return api::Error{api::reason::kTransport, 0,
-                      std::string(what) + " " + endpoint.str() + ": " + ec.message(), {}};
+    return api::Error{api::reason::kTransport,
+                      0,
+                      std::string(what) + " " + endpoint.str() + ": " + ec.message(),
+                      {}};
   }
 
   std::unique_ptr<Connection> takeIdle() {
@@ -136,8 +140,8 @@ struct HttpClient::Impl {
   asio::awaitable<api::Result<std::unique_ptr<Connection>>> connect(
       Clock::time_point deadline, std::chrono::milliseconds timeout) {
     if (endpoint.tls && !options.tls)
-      co_return api::Error{api::reason::kTransport, 0,
-                           "TLS setup for " + endpoint.str() + ": " + tlsSetupError, {}};
+      co_return api::Error{
+          api::reason::kTransport, 0, "TLS setup for " + endpoint.str() + ": " + tlsSetupError, {}};
     std::vector<tcp::endpoint> addresses;
     boost::system::error_code ec;
     const auto address = asio::ip::make_address(endpoint.host, ec);
@@ -281,8 +285,8 @@ asio::awaitable<api::Result<HttpResponse>> HttpClient::request(HttpRequest reque
     http::response_parser<http::string_body> parser;
     parser.body_limit(self->options.maxResponseBody);
     conn->lowest().expires_at(deadline);
-    auto [wec, written] = co_await onStream(
-        *conn, [&](auto& s) { return http::async_write(s, req, kAwait); });
+    auto [wec, written] =
+        co_await onStream(*conn, [&](auto& s) { return http::async_write(s, req, kAwait); });
     (void)written;
     boost::system::error_code ec = wec;
     if (!ec) {
@@ -328,8 +332,8 @@ asio::awaitable<api::Result<HttpClient::Streamed>> HttpClient::openStream(
     auto parser = std::make_unique<http::response_parser<http::buffer_body>>();
     parser->body_limit(boost::none);  // watch streams have no size limit, only an idle timeout
     conn->lowest().expires_at(deadline);
-    auto [wec, written] = co_await onStream(
-        *conn, [&](auto& s) { return http::async_write(s, req, kAwait); });
+    auto [wec, written] =
+        co_await onStream(*conn, [&](auto& s) { return http::async_write(s, req, kAwait); });
     (void)written;
     boost::system::error_code ec = wec;
     if (!ec) {
@@ -355,9 +359,9 @@ asio::awaitable<api::Result<HttpClient::Streamed>> HttpClient::openStream(
     }
     // An error answer (410 Gone, 403, ...) is read whole, within the same deadline.
     while (true) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0)
-        co_return self->failure("request to", beast::error::timeout, timeout);
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) co_return self->failure("request to", beast::error::timeout, timeout);
       auto part = co_await stream->next(left);
       if (!part) co_return part.error();
       if (part->empty()) break;

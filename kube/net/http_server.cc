@@ -16,6 +16,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <future>
 #include <map>
 #include <mutex>
 
@@ -44,8 +45,7 @@ std::string peerCommonName(SSL* ssl) {
   std::string out;
   if (SSL_get_verify_result(ssl) == X509_V_OK) {
     char buf[256] = {};
-    if (X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, buf, sizeof buf) >
-        0)
+    if (X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, buf, sizeof buf) > 0)
       out = buf;
   }
   X509_free(cert);
@@ -216,9 +216,9 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
     (void)hn;
     if (hec == http::error::body_limit) {  // Content-Length already over the limit
       Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
-      auto errorReply = options.errorResponse(
-          413, "the request body exceeds the limit of " + std::to_string(options.maxRequestBody) +
-                   " bytes");
+      auto errorReply =
+          options.errorResponse(413, "the request body exceeds the limit of " +
+                                         std::to_string(options.maxRequestBody) + " bytes");
       co_await exchange.respond(std::move(errorReply));
       co_return;
     }
@@ -254,10 +254,10 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
     if (bec) {
       if (bec == http::error::body_limit) {
         Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
-        auto errorReply = options.errorResponse(
-            413, "the request body exceeds the limit of " +
-                     std::to_string(options.maxRequestBody) + " bytes");
-      co_await exchange.respond(std::move(errorReply));
+        auto errorReply =
+            options.errorResponse(413, "the request body exceeds the limit of " +
+                                           std::to_string(options.maxRequestBody) + " bytes");
+        co_await exchange.respond(std::move(errorReply));
       }
       co_return;
     }
@@ -355,7 +355,8 @@ api::Result<uint16_t> HttpServer::start() {
   if (!ec) acceptor.bind(endpoint, ec);
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec)
-    return api::Error{api::reason::kInternalError, 0,
+    return api::Error{api::reason::kInternalError,
+                      0,
                       "listening on " + impl_->options.address + ":" +
                           std::to_string(impl_->options.port) + ": " + ec.message(),
                       {}};
@@ -376,10 +377,16 @@ std::string HttpServer::url() const {
 void HttpServer::stop() {
   if (impl_->stopped.exchange(true)) return;
   auto impl = impl_;
-  asio::post(impl->acceptorStrand, [impl] {
+  // The acceptor belongs to its strand. Wait (bounded, in case the io_context is not running) for
+  // it to close, so that nothing can connect once stop() returns.
+  auto closed = std::make_shared<std::promise<void>>();
+  auto done = closed->get_future();
+  asio::post(impl->acceptorStrand, [impl, closed] {
     boost::system::error_code ignored;
     impl->acceptor.close(ignored);
+    closed->set_value();
   });
+  if (!impl->io.get_executor().running_in_this_thread()) done.wait_for(std::chrono::seconds(2));
   std::lock_guard lock(impl->mutex);
   for (auto& [id, close] : impl->closers) close();
 }

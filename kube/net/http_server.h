@@ -23,9 +23,9 @@ class io_context;
 namespace flotilla::net {
 
 struct HttpServerOptions {
-  std::string address = "127.0.0.1";  // loopback unless configured otherwise
-  uint16_t port = 0;                   // 0: any free port (see HttpServer::port)
-  TlsContextPtr tls;                   // null: plain HTTP (tests and local-only endpoints)
+  std::string address = "127.0.0.1";        // loopback unless configured otherwise
+  uint16_t port = 0;                        // 0: any free port (see HttpServer::port)
+  TlsContextPtr tls;                        // null: plain HTTP (tests and local-only endpoints)
   size_t maxRequestBody = size_t{3} << 20;  // kube-apiserver's default is 3 MiB
   std::chrono::milliseconds requestTimeout{60'000};  // to receive one whole request
   std::chrono::milliseconds idleTimeout{120'000};    // between requests on a kept-alive connection

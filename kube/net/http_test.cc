@@ -68,7 +68,7 @@ struct Fixture : ::testing::Test {
   }
   std::unique_ptr<HttpClient> client(const std::string& url, HttpClientOptions options = {}) {
     return std::make_unique<HttpClient>(io.io().get_executor(), parseEndpoint(url).value(),
-                                         std::move(options));
+                                        std::move(options));
   }
   api::Result<HttpResponse> get(HttpClient& c, std::string target,
                                 std::chrono::milliseconds timeout = 5s) {

@@ -45,8 +45,8 @@ api::Result<TlsContextPtr> makeClientTlsContext(const TlsClientOptions& options)
   }
   if (!options.certPem.empty() || !options.keyPem.empty()) {
     if (options.certPem.empty() || options.keyPem.empty())
-      return api::Error{api::reason::kBadRequest, 0,
-                        "a client certificate needs both certificate and key", {}};
+      return api::Error{
+          api::reason::kBadRequest, 0, "a client certificate needs both certificate and key", {}};
     ctx->use_certificate_chain(boost::asio::buffer(options.certPem), ec);
     if (ec) return tlsError("client certificate", ec);
     ctx->use_private_key(boost::asio::buffer(options.keyPem), ssl::context::pem, ec);
