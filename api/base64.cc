@@ -7,10 +7,13 @@ namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-constexpr std::array<int8_t, 256> decodeTable() {
-  std::array<int8_t, 256> table{};
-  for (auto& v : table) v = -1;
-  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
+constexpr uint8_t kInvalid = 0xff;
+
+constexpr std::array<uint8_t, 256> decodeTable() {
+  std::array<uint8_t, 256> table{};
+  for (auto& v : table) v = kInvalid;
+  for (int i = 0; i < 64; ++i)
+    table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<uint8_t>(i);
   return table;
 }
 constexpr auto kDecode = decodeTable();
@@ -56,11 +59,12 @@ std::optional<std::string> base64Decode(std::string_view text) {
         continue;
       }
       if (padding > 0) return std::nullopt;  // data after padding
-      v[k] = kDecode[static_cast<unsigned char>(c)];
-      if (v[k] < 0) return std::nullopt;
+      const uint8_t decoded = kDecode[static_cast<unsigned char>(c)];
+      if (decoded == kInvalid) return std::nullopt;
+      v[k] = decoded;
     }
-    const uint32_t n = (uint32_t(v[0]) << 18) | (uint32_t(v[1]) << 12) | (uint32_t(v[2]) << 6) |
-                       uint32_t(v[3]);
+    const uint32_t n =
+        (uint32_t(v[0]) << 18) | (uint32_t(v[1]) << 12) | (uint32_t(v[2]) << 6) | uint32_t(v[3]);
     out += static_cast<char>((n >> 16) & 0xff);
     if (padding < 2) out += static_cast<char>((n >> 8) & 0xff);
     if (padding < 1) out += static_cast<char>(n & 0xff);

@@ -234,7 +234,7 @@ class StreamImpl final : public HttpStream {
   std::shared_ptr<HttpClient::Impl> client_;
   std::unique_ptr<Connection> conn_;
   std::unique_ptr<http::response_parser<http::buffer_body>> parser_;
-  std::array<char, 64 * 1024> buffer_;
+  std::array<char, size_t{64} * 1024> buffer_;
 };
 
 }  // namespace

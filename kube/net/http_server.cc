@@ -291,7 +291,7 @@ asio::awaitable<void> HttpServer::Impl::session(tcp::socket socket) {
   // stop() closes the socket on the session's strand; `alive` (only touched on that strand) keeps
   // a late close from reaching a finished session.
   auto alive = std::make_shared<bool>(true);
-  auto closer = [](beast::tcp_stream& lowest, std::shared_ptr<bool> flag) {
+  auto closer = [](beast::tcp_stream& lowest, const std::shared_ptr<bool>& flag) {
     return [&lowest, flag] {
       asio::post(lowest.get_executor(), [&lowest, flag] {
         if (*flag) lowest.close();

@@ -17,9 +17,9 @@ api::Result<ExtenderConfig> extenderConfig(const api::SchedulerExtender& extende
   api::SchedulerExtender defaulted = extender;
   api::setDefaults(defaulted);
   if (auto errors = api::validate(defaulted); !errors.empty())
-    return api::invalid("SchedulerExtender \"" + extender.metadata.name + "\" is invalid: " +
-                            errors.front().str(),
-                        errors);
+    return api::invalid(
+        "SchedulerExtender \"" + extender.metadata.name + "\" is invalid: " + errors.front().str(),
+        errors);
   const auto& spec = defaulted.spec;
   ExtenderConfig config;
   config.name = defaulted.metadata.name;
@@ -86,7 +86,8 @@ std::string extenderArgs(const SchedulingUnit& unit,
     json::array items;
     items.reserve(clusters.size());
     for (const auto* c : clusters) items.push_back(api::encode(*c));
-    args["clusters"] = json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
+    args["clusters"] =
+        json::object{{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
   }
   return json::serialize(args);
 }
@@ -115,8 +116,8 @@ api::Result<ExtenderFilterResult> parseFilterResponse(std::string_view body,
   if (const auto* error = root->if_contains("error"); error && !error->is_null()) {
     if (!error->is_string()) return badResponse("\"error\" must be a string");
     if (!error->as_string().empty())
-      return api::Error{api::reason::kInternalError, 0,
-                        "extender error: " + std::string(error->as_string()), {}};
+      return api::Error{
+          api::reason::kInternalError, 0, "extender error: " + std::string(error->as_string()), {}};
   }
   const std::set<std::string> sentSet(sent.begin(), sent.end());
   std::set<std::string> passed;
@@ -135,7 +136,8 @@ api::Result<ExtenderFilterResult> parseFilterResponse(std::string_view body,
       if (const auto* o = item.if_object())
         if (const auto* meta = o->if_contains("metadata"); meta && meta->is_object())
           name = meta->as_object().if_contains("name");
-      if (!name || !name->is_string()) return badResponse("a returned cluster has no metadata.name");
+      if (!name || !name->is_string())
+        return badResponse("a returned cluster has no metadata.name");
       passed.emplace(name->as_string());
     }
   }
@@ -184,8 +186,7 @@ api::Result<std::map<std::string, int64_t>> parsePrioritizeResponse(
       return badResponse("score " + std::to_string(s) + " for cluster \"" +
                          std::string(name->as_string()) + "\" is outside 0-10");
     const std::string cluster(name->as_string());
-    if (sentSet.count(cluster))
-      out[cluster] = s * (kMaxClusterScore / kMaxExtenderScore) * weight;
+    if (sentSet.count(cluster)) out[cluster] = s * (kMaxClusterScore / kMaxExtenderScore) * weight;
   }
   return out;
 }

@@ -82,7 +82,7 @@ class ExtenderClient {
                                const std::vector<const api::FederatedCluster*>& feasible) = 0;
 
   struct Scores {
-    std::string plugin;                      // "extender/<name>"
+    std::string plugin;                       // "extender/<name>"
     std::map<std::string, int64_t> weighted;  // cluster -> 0..100*weight
   };
   struct PrioritizeOutcome {
@@ -90,8 +90,8 @@ class ExtenderClient {
     std::vector<std::string> warnings;  // failed prioritize calls (always ignored)
   };
   // Prioritize extenders, concurrently.
-  virtual PrioritizeOutcome prioritize(const SchedulingUnit& unit,
-                                       const std::vector<const api::FederatedCluster*>& feasible) = 0;
+  virtual PrioritizeOutcome prioritize(
+      const SchedulingUnit& unit, const std::vector<const api::FederatedCluster*>& feasible) = 0;
 };
 
 }  // namespace flotilla::scheduler

@@ -54,7 +54,8 @@ TEST(ExtenderConfig, InvalidSpecNamesTheField) {
   auto config = extenderConfig(e);
   ASSERT_FALSE(config);
   EXPECT_EQ(config.error().reason, api::reason::kInvalid);
-  EXPECT_NE(config.error().message.find("spec.weight"), std::string::npos) << config.error().message;
+  EXPECT_NE(config.error().message.find("spec.weight"), std::string::npos)
+      << config.error().message;
 }
 
 TEST(ExtenderConfig, IgnorableExtendersRunLast) {
@@ -110,8 +111,8 @@ TEST(ParseFilterResponse, PassedFailedAndSilentClusters) {
   EXPECT_THAT(r->failed, ElementsAre(Pair("b", "no GPU"), Pair("c", "quota exhausted"),
                                      Pair("d", "rejected by extender gpu")));
 
-  auto objects = parseFilterResponse(
-      R"({"clusters":{"items":[{"metadata":{"name":"d"}}]}})", sent, "gpu");
+  auto objects =
+      parseFilterResponse(R"({"clusters":{"items":[{"metadata":{"name":"d"}}]}})", sent, "gpu");
   ASSERT_TRUE(objects);
   EXPECT_THAT(objects->passed, ElementsAre("d"));
 }
@@ -127,8 +128,7 @@ TEST(ParseFilterResponse, ErrorsAreSpecific) {
   EXPECT_NE(message("{not json").find("invalid extender response"), std::string::npos);
   EXPECT_NE(message("[1,2]").find("expected a JSON object"), std::string::npos);
   EXPECT_NE(message(R"({"clusterNames":"a"})").find("array of strings"), std::string::npos);
-  EXPECT_NE(message(R"({"failedClusters":{"a":1}})").find("map cluster names"),
-            std::string::npos);
+  EXPECT_NE(message(R"({"failedClusters":{"a":1}})").find("map cluster names"), std::string::npos);
 }
 
 TEST(ParsePrioritizeResponse, ScalesZeroToTenByWeight) {
@@ -182,8 +182,8 @@ TEST(SchedulerWithExtenders, FilterVerdictsAndScoresEnterTheCycle) {
         return scored;
       });
   const Profile profile = defaultProfile().value();
-  auto result = scheduleUnit(profile, divided(4), members(),
-                             {.explain = true, .extenders = &extenders});
+  auto result =
+      scheduleUnit(profile, divided(4), members(), {.explain = true, .extenders = &extenders});
   ASSERT_TRUE(result.ok()) << result.message;
   EXPECT_EQ(result.verdicts[1].plugin, "extender/gpu");
   EXPECT_EQ(result.verdicts[1].reason, "no GPU");

@@ -43,8 +43,10 @@ struct HttpExtenderClient::Impl {
       if (!response) co_return response.error();
       if (response->status < 200 || response->status > 299) {
         std::string excerpt = response->body.substr(0, 200);
-        co_return api::Error{api::reason::kInternalError, response->status,
-                             "HTTP " + std::to_string(response->status) + ": " + excerpt, {}};
+        co_return api::Error{api::reason::kInternalError,
+                             response->status,
+                             "HTTP " + std::to_string(response->status) + ": " + excerpt,
+                             {}};
       }
       co_return api::okString(std::move(response->body));
     };
@@ -97,9 +99,9 @@ ExtenderClient::FilterOutcome HttpExtenderClient::filter(
     std::vector<std::string> sent;
     sent.reserve(current.size());
     for (const auto* c : current) sent.push_back(c->metadata.name);
-    auto body = impl_->call(e, e.config.filterVerb,
-                            extenderArgs(unit, current, e.config.nodeCacheCapable))
-                    .get();
+    auto body =
+        impl_->call(e, e.config.filterVerb, extenderArgs(unit, current, e.config.nodeCacheCapable))
+            .get();
     api::Result<ExtenderFilterResult> result =
         body ? parseFilterResponse(*body, sent, e.config.name)
              : api::Result<ExtenderFilterResult>(body.error());

@@ -78,7 +78,8 @@ struct FakeExtender {
             passed.push_back(n);
           }
         }
-        response.body = json::serialize(json::object{{"clusterNames", passed}, {"failedClusters", failed}});
+        response.body =
+            json::serialize(json::object{{"clusterNames", passed}, {"failedClusters", failed}});
       } else {
         json::array scores;
         for (const auto& n : names)
