@@ -32,7 +32,8 @@ api::Result<Endpoint> parseEndpoint(std::string_view url) {
   auto bad = [&](const std::string& why) {
     return api::badRequest("invalid server URL \"" + std::string(url) + "\": " + why);
   };
-  auto parsed = boost::urls::parse_absolute_uri(url);
+  // Explicit core::string_view: Boost 1.81 converts std::string_view through a C string.
+  auto parsed = boost::urls::parse_absolute_uri(boost::core::string_view(url.data(), url.size()));
   if (!parsed) return bad(parsed.error().message());
   Endpoint e;
   if (parsed->scheme() == "https") {

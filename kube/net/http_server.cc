@@ -3,6 +3,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <array>
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -34,6 +35,8 @@ namespace {
 // frame is destroyed (io_context shutdown): every non-trivial argument of a co_await'ed call is
 // therefore a named local first. This applies to all coroutine code in Flotilla.
 constexpr auto kAwait = asio::as_tuple(asio::use_awaitable);
+// Oversized bodies up to this size are read and dropped before the 413 is sent.
+constexpr uint64_t kMaxDrainedBody = uint64_t{64} << 20;
 
 HttpResponse defaultErrorResponse(int status, const std::string& message) {
   return HttpResponse{status, {{"Content-Type", "text/plain; charset=utf-8"}}, message + "\n"};
@@ -208,20 +211,12 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
   bool first = true;
   while (!stopped) {
     http::request_parser<http::string_body> parser;
-    parser.body_limit(options.maxRequestBody);
+    parser.body_limit(boost::none);  // checked against Content-Length after the header
     parser.header_limit(64 * 1024);
     lowest.expires_after(first ? options.requestTimeout : options.idleTimeout);
     first = false;
     auto [hec, hn] = co_await http::async_read_header(stream, buffer, parser, kAwait);
     (void)hn;
-    if (hec == http::error::body_limit) {  // Content-Length already over the limit
-      Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
-      auto errorReply =
-          options.errorResponse(413, "the request body exceeds the limit of " +
-                                         std::to_string(options.maxRequestBody) + " bytes");
-      co_await exchange.respond(std::move(errorReply));
-      co_return;
-    }
     if (hec) {
       // EOF, reset or timeout between requests: just close. A malformed request gets a 400.
       if (hec.category() == http::make_error_code(http::error::bad_target).category() &&
@@ -234,6 +229,20 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
     }
     const auto& header = parser.get();
     if (auto length = parser.content_length(); length && *length > options.maxRequestBody) {
+      // Read (and drop) a body of reasonable size first: a client still writing it would see a
+      // reset instead of the 413.
+      if (*length <= kMaxDrainedBody && header[http::field::expect].empty()) {
+        http::request_parser<http::buffer_body> drain(std::move(parser));
+        std::array<char, 16 * 1024> scratch;
+        lowest.expires_after(options.requestTimeout);
+        while (!drain.is_done()) {
+          drain.get().body().data = scratch.data();
+          drain.get().body().size = scratch.size();
+          auto [dec, dn] = co_await http::async_read_some(stream, buffer, drain, kAwait);
+          (void)dn;
+          if (dec && dec != http::error::need_buffer) co_return;
+        }
+      }
       Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
       auto errorReply = options.errorResponse(
           413, "the request body of " + std::to_string(*length) + " bytes exceeds the limit of " +
@@ -248,6 +257,7 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
       (void)cn;
       if (cec) co_return;
     }
+    parser.body_limit(options.maxRequestBody);  // chunked bodies have no Content-Length
     lowest.expires_after(options.requestTimeout);
     auto [bec, bn] = co_await http::async_read(stream, buffer, parser, kAwait);
     (void)bn;

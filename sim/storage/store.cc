@@ -105,8 +105,10 @@ api::Result<void> Store::load() {
   std::error_code ec;
   std::filesystem::create_directories(options_.dataDir, ec);
   if (ec)
-    return api::Error{api::reason::kInternalError, 500,
-                      "data directory " + options_.dataDir.string() + ": " + ec.message(), {}};
+    return api::Error{api::reason::kInternalError,
+                      500,
+                      "data directory " + options_.dataDir.string() + ": " + ec.message(),
+                      {}};
   auto apply = [this](const json::object& record) -> bool {
     const auto* op = record.if_contains("op");
     const auto* resource = record.if_contains("r");
@@ -136,12 +138,16 @@ api::Result<void> Store::load() {
     boost::system::error_code jec;
     json::value snapshot = json::parse(text.str(), jec);
     if (jec || !snapshot.is_object() || !snapshot.as_object().contains("records"))
-      return api::Error{api::reason::kInternalError, 500,
-                        "snapshot " + snapshotPath.string() + " is corrupt", {}};
+      return api::Error{api::reason::kInternalError,
+                        500,
+                        "snapshot " + snapshotPath.string() + " is corrupt",
+                        {}};
     for (const auto& record : snapshot.at("records").as_array()) {
       if (!record.is_object() || !apply(record.as_object()))
-        return api::Error{api::reason::kInternalError, 500,
-                          "snapshot " + snapshotPath.string() + " has an invalid record", {}};
+        return api::Error{api::reason::kInternalError,
+                          500,
+                          "snapshot " + snapshotPath.string() + " has an invalid record",
+                          {}};
     }
     if (const auto* v = snapshot.as_object().if_contains("resourceVersion"); v && v->is_int64())
       version_ = std::max(version_, v->as_int64());
@@ -174,10 +180,11 @@ api::Result<void> Store::load() {
     if (!ok) {
       // A torn tail is a write that was never acknowledged; anything before it is corruption.
       if (!last)
-        return api::Error{api::reason::kInternalError, 500,
-                          "write-ahead log " + logPath.string() + " is corrupt at byte " +
-                              std::to_string(offset),
-                          {}};
+        return api::Error{
+            api::reason::kInternalError,
+            500,
+            "write-ahead log " + logPath.string() + " is corrupt at byte " + std::to_string(offset),
+            {}};
       break;
     }
     offset = end + 1;
@@ -251,7 +258,8 @@ void Store::commitLoop() {
     durableSeq_ = seq;
     auto last = durableWaiters_.upper_bound(seq);
     std::vector<std::function<void()>> ready;
-    for (auto it = durableWaiters_.begin(); it != last; ++it) ready.push_back(std::move(it->second));
+    for (auto it = durableWaiters_.begin(); it != last; ++it)
+      ready.push_back(std::move(it->second));
     durableWaiters_.erase(durableWaiters_.begin(), last);
     if (ok && logBytes_ > options_.compactAfterBytes) {
       if (auto compacted = compactLocked(); !compacted) diskError_ = compacted.error().message;
@@ -322,11 +330,11 @@ Store::Listed Store::list(const std::string& resource, const std::string& namesp
 
 api::Result<Store::Written> Store::create(const ObjectKey& key, json::object object) {
   std::lock_guard lock(mutex_);
-  if (!diskError_.empty())
-    return api::Error{api::reason::kInternalError, 500, diskError_, {}};
+  if (!diskError_.empty()) return api::Error{api::reason::kInternalError, 500, diskError_, {}};
   auto& collection = collections_[key.resource];
   const std::string k = collectionKey(key);
-  if (collection.count(k)) return api::Error{api::reason::kAlreadyExists, 409, "already exists", {}};
+  if (collection.count(k))
+    return api::Error{api::reason::kAlreadyExists, 409, "already exists", {}};
   const int64_t version = ++version_;
   setVersion(object, version);
   const uint64_t seq = appendLocked(StoredEvent::Type::kAdded, key, object, version);
@@ -337,13 +345,13 @@ api::Result<Store::Written> Store::create(const ObjectKey& key, json::object obj
 api::Result<Store::Written> Store::update(const ObjectKey& key, json::object object,
                                           std::optional<int64_t> expectedVersion) {
   std::lock_guard lock(mutex_);
-  if (!diskError_.empty())
-    return api::Error{api::reason::kInternalError, 500, diskError_, {}};
+  if (!diskError_.empty()) return api::Error{api::reason::kInternalError, 500, diskError_, {}};
   auto& collection = collections_[key.resource];
   auto it = collection.find(collectionKey(key));
   if (it == collection.end()) return api::Error{api::reason::kNotFound, 404, "not found", {}};
   if (expectedVersion && *expectedVersion != it->second.version)
-    return api::Error{api::reason::kConflict, 409,
+    return api::Error{api::reason::kConflict,
+                      409,
                       "the object has been modified; please apply your changes to the latest "
                       "version and try again",
                       {}};
@@ -357,13 +365,13 @@ api::Result<Store::Written> Store::update(const ObjectKey& key, json::object obj
 api::Result<Store::Written> Store::remove(const ObjectKey& key,
                                           std::optional<int64_t> expectedVersion) {
   std::lock_guard lock(mutex_);
-  if (!diskError_.empty())
-    return api::Error{api::reason::kInternalError, 500, diskError_, {}};
+  if (!diskError_.empty()) return api::Error{api::reason::kInternalError, 500, diskError_, {}};
   auto& collection = collections_[key.resource];
   auto it = collection.find(collectionKey(key));
   if (it == collection.end()) return api::Error{api::reason::kNotFound, 404, "not found", {}};
   if (expectedVersion && *expectedVersion != it->second.version)
-    return api::Error{api::reason::kConflict, 409,
+    return api::Error{api::reason::kConflict,
+                      409,
                       "the object has been modified; please apply your changes to the latest "
                       "version and try again",
                       {}};
@@ -378,8 +386,7 @@ api::Result<Store::Written> Store::remove(const ObjectKey& key,
 
 api::Result<uint64_t> Store::removeAll(const std::string& resource) {
   std::lock_guard lock(mutex_);
-  if (!diskError_.empty())
-    return api::Error{api::reason::kInternalError, 500, diskError_, {}};
+  if (!diskError_.empty()) return api::Error{api::reason::kInternalError, 500, diskError_, {}};
   auto c = collections_.find(resource);
   uint64_t seq = 0;
   if (c == collections_.end()) return seq;
@@ -422,7 +429,8 @@ api::Result<uint64_t> Store::subscribe(int64_t fromVersion, std::shared_ptr<Even
     // Resuming needs every event after fromVersion: the window must reach back that far.
     const int64_t oldest = window_.empty() ? version_ + 1 : window_.front()->resourceVersion;
     if (fromVersion + 1 < oldest && fromVersion < version_)
-      return api::Error{api::reason::kGone, 410,
+      return api::Error{api::reason::kGone,
+                        410,
                         "too old resource version: " + std::to_string(fromVersion) + " (" +
                             std::to_string(oldest - 1) + ")",
                         {}};

@@ -80,9 +80,8 @@ TEST(Store, ListsByNamespaceInNameOrder) {
   };
   EXPECT_EQ(names(store->list("/configmaps", "a")), (std::vector<std::string>{"y", "z"}));
   EXPECT_EQ(names(store->list("/configmaps", "")).size(), 5u);
-  auto filtered = store->list("/configmaps", "", [](const json::object& o) {
-    return o.at("metadata").at("name") == "v";
-  });
+  auto filtered = store->list(
+      "/configmaps", "", [](const json::object& o) { return o.at("metadata").at("name") == "v"; });
   EXPECT_EQ(names(filtered), (std::vector<std::string>{"v"}));
   EXPECT_EQ(filtered.resourceVersion, 5);
   EXPECT_TRUE(store->list("/secrets", "").items.empty());
@@ -92,10 +91,12 @@ TEST(Store, WatchReplaysTheWindowAndAnswersGoneBeforeIt) {
   StoreOptions options;
   options.eventWindow = 3;
   auto store = Store::open(options).value();
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store->create({"/configmaps", "d", std::to_string(i)}, obj("x")));
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(store->create({"/configmaps", "d", std::to_string(i)}, obj("x")));
   auto recorder = std::make_shared<Recorder>();
   ASSERT_TRUE(store->subscribe(3, recorder));  // window holds 3,4,5: resume after 3 works
-  EXPECT_EQ(recorder->seen, (std::vector<std::pair<std::string, int64_t>>{{"ADDED", 4}, {"ADDED", 5}}));
+  EXPECT_EQ(recorder->seen,
+            (std::vector<std::pair<std::string, int64_t>>{{"ADDED", 4}, {"ADDED", 5}}));
   auto gone = store->subscribe(1, std::make_shared<Recorder>());
   ASSERT_FALSE(gone);
   EXPECT_EQ(gone.error().code, 410);
@@ -177,7 +178,8 @@ TEST(Store, CompactionKeepsEverything) {
       ASSERT_TRUE(store->create({"/configmaps", "d", "cm" + std::to_string(i)}, obj("x", i)));
       store->flush();
     }
-    for (int i = 0; i < 200; i += 2) ASSERT_TRUE(store->remove({"/configmaps", "d", "cm" + std::to_string(i)}, std::nullopt));
+    for (int i = 0; i < 200; i += 2)
+      ASSERT_TRUE(store->remove({"/configmaps", "d", "cm" + std::to_string(i)}, std::nullopt));
     store->flush();
   }
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "snapshot.json"));

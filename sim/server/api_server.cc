@@ -1,0 +1,459 @@
+#include "sim/server/api_server.h"
+
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <random>
+
+#include "api/base64.h"
+#include "sim/server/internal.h"
+#include "sim/server/status.h"
+
+namespace flotilla::sim {
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace internal {
+
+json::object& metadata(json::object& object) {
+  auto& m = object["metadata"];
+  if (!m.is_object()) m = json::object{};
+  return m.as_object();
+}
+
+std::string metaString(const json::object& object, std::string_view field) {
+  const auto* m = object.if_contains("metadata");
+  if (!m || !m->is_object()) return {};
+  const auto* v = m->as_object().if_contains(field);
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+std::optional<int64_t> parseVersion(std::string_view text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  int64_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+int64_t storedVersion(const json::object& object) {
+  return parseVersion(metaString(object, "resourceVersion")).value_or(0);
+}
+
+json::object servedAs(json::object object, const ResourceInfo& r) {
+  const auto* apiVersion = object.if_contains("apiVersion");
+  if (!apiVersion || !apiVersion->is_string() || apiVersion->as_string() != r.groupVersion())
+    object["apiVersion"] = r.groupVersion();
+  if (!object.contains("kind")) object["kind"] = r.kind;
+  return object;
+}
+
+bool Filter::matches(const json::object& object) const {
+  if (labels) {
+    api::Labels l;
+    if (const auto* m = object.if_contains("metadata"); m && m->is_object()) {
+      if (const auto* ls = m->as_object().if_contains("labels"); ls && ls->is_object()) {
+        for (const auto& [k, v] : ls->as_object())
+          if (v.is_string()) l[std::string(k)] = std::string(v.as_string());
+      }
+    }
+    if (!labels->matches(l)) return false;
+  }
+  if (!fields.empty()) {
+    const json::value root(object);
+    for (const auto& [path, equal, value] : fields) {
+      auto found = evalJsonPath(root, "." + path);
+      std::string actual;
+      if (found) actual = found->is_string() ? std::string(found->as_string()) : json::serialize(*found);
+      if ((actual == value) != equal) return false;
+    }
+  }
+  return true;
+}
+
+api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query) {
+  Filter filter;
+  if (auto it = query.find("labelSelector"); it != query.end() && !it->second.empty()) {
+    auto selector = api::Selector::parse(it->second);
+    if (!selector)
+      return badRequest("unable to parse requirement: " + selector.error().message);
+    filter.labels = std::move(*selector);
+  }
+  if (auto it = query.find("fieldSelector"); it != query.end() && !it->second.empty()) {
+    std::string_view text = it->second;
+    while (!text.empty()) {
+      const size_t comma = text.find(',');
+      std::string_view term = text.substr(0, comma);
+      text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+      bool equal = true;
+      size_t op = term.find("!=");
+      size_t valueStart = 0;
+      if (op != std::string_view::npos) {
+        equal = false;
+        valueStart = op + 2;
+      } else if ((op = term.find("==")) != std::string_view::npos) {
+        valueStart = op + 2;
+      } else if ((op = term.find('=')) != std::string_view::npos) {
+        valueStart = op + 1;
+      } else {
+        return badRequest("invalid selector: '" + it->second +
+                          "'; can't understand '" + std::string(term) + "'");
+      }
+      filter.fields.emplace_back(std::string(term.substr(0, op)), equal,
+                                 std::string(term.substr(valueStart)));
+    }
+  }
+  return filter;
+}
+
+net::HttpResponse jsonReply(int status, const json::value& body) {
+  return net::HttpResponse{status, {{"Content-Type", "application/json"}}, json::serialize(body)};
+}
+
+net::HttpResponse errorReply(const api::Error& error, const ResourceInfo* resource,
+                             const std::string& name) {
+  return jsonReply(error.code == 0 ? 500 : error.code, statusBody(error, resource, name));
+}
+
+asio::awaitable<void> waitDurable(Store& store, uint64_t seq) {
+  if (seq == 0) co_return;
+  co_await asio::async_initiate<decltype(asio::use_awaitable), void()>(
+      [&store, seq](auto handler) {
+        auto executor = asio::get_associated_executor(handler);
+        auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+        store.onDurable(seq, [shared, executor] {
+          asio::post(executor, [shared]() mutable { std::move (*shared)(); });
+        });
+      },
+      asio::use_awaitable);
+}
+
+std::string newUid() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const uint64_t a = rng();
+  const uint64_t b = rng();
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+}  // namespace internal
+
+using namespace internal;
+
+ApiServer::ApiServer(Store& store, ApiServerOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+ApiServer::~ApiServer() = default;
+
+net::HttpResponse ApiServer::errorResponse(int status, const std::string& message) {
+  const char* reason = status == 413   ? api::reason::kRequestEntityTooLarge
+                       : status == 400 ? api::reason::kBadRequest
+                                       : api::reason::kInternalError;
+  api::Error error{reason, status, message, {}};
+  return net::HttpResponse{status, {{"Content-Type", "application/json"}},
+                           json::serialize(statusBody(error))};
+}
+
+api::Result<void> ApiServer::bootstrap() {
+  for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    ObjectKey key{"/namespaces", "", ns};
+    if (store_.get(key)) continue;
+    json::object object{{"apiVersion", "v1"},
+                        {"kind", "Namespace"},
+                        {"metadata", json::object{{"name", ns},
+                                                  {"uid", newUid()},
+                                                  {"creationTimestamp",
+                                                   api::formatRfc3339(options_.now())},
+                                                  {"labels", json::object{{"kubernetes.io/metadata.name", ns}}}}},
+                        {"spec", json::object{{"finalizers", json::array{"kubernetes"}}}},
+                        {"status", json::object{{"phase", "Active"}}}};
+    auto created = store_.create(key, std::move(object));
+    if (!created) return created.error();
+  }
+  for (const auto& crd : store_.list("apiextensions.k8s.io/customresourcedefinitions", "").items) {
+    uint64_t seq = 0;
+    onCrdChanged(crd, false, seq);
+  }
+  store_.flush();
+  return {};
+}
+
+namespace {
+
+json::object apiResourceList(const ResourceRegistry& registry, const std::string& groupVersion) {
+  json::array resources;
+  for (const auto& r : registry.all()) {
+    if (r->groupVersion() != groupVersion) continue;
+    json::object entry{{"name", r->resource},
+                       {"singularName", r->singular},
+                       {"namespaced", r->namespaced},
+                       {"kind", r->kind},
+                       {"verbs", json::array{"create", "delete", "deletecollection", "get", "list",
+                                             "patch", "update", "watch"}}};
+    if (!r->shortNames.empty()) entry["shortNames"] = json::value_from(r->shortNames);
+    if (!r->categories.empty()) entry["categories"] = json::value_from(r->categories);
+    resources.push_back(std::move(entry));
+    if (r->statusSubresource) {
+      resources.push_back(json::object{{"name", r->resource + "/status"},
+                                       {"singularName", ""},
+                                       {"namespaced", r->namespaced},
+                                       {"kind", r->kind},
+                                       {"verbs", json::array{"get", "patch", "update"}}});
+    }
+    if (r->scaleSubresource) {
+      resources.push_back(json::object{{"name", r->resource + "/scale"},
+                                       {"singularName", ""},
+                                       {"namespaced", r->namespaced},
+                                       {"group", "autoscaling"},
+                                       {"version", "v1"},
+                                       {"kind", "Scale"},
+                                       {"verbs", json::array{"get", "patch", "update"}}});
+    }
+  }
+  return json::object{{"kind", "APIResourceList"},
+                      {"apiVersion", "v1"},
+                      {"groupVersion", groupVersion},
+                      {"resources", std::move(resources)}};
+}
+
+json::object apiGroup(const std::string& name, const std::vector<std::string>& versions) {
+  json::array list;
+  for (const auto& v : versions)
+    list.push_back(json::object{{"groupVersion", name + "/" + v}, {"version", v}});
+  json::object preferred = list.front().as_object();
+  return json::object{{"name", name}, {"versions", std::move(list)}, {"preferredVersion", preferred}};
+}
+
+std::map<std::string, std::vector<std::string>> groups(const ResourceRegistry& registry) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::vector<std::string> order;
+  for (const auto& gv : registry.groupVersions()) {
+    const size_t slash = gv.find('/');
+    if (slash == std::string::npos) continue;
+    auto& versions = out[gv.substr(0, slash)];
+    versions.push_back(gv.substr(slash + 1));
+  }
+  return out;
+}
+
+bool authorized(const net::HttpRequest& request, const std::vector<std::string>& tokens) {
+  if (tokens.empty()) return true;
+  const std::string_view header = request.header("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) return false;
+  const std::string_view token = header.substr(kBearer.size());
+  // Constant-time comparison: a token must not be guessable byte by byte from timing.
+  bool ok = false;
+  for (const auto& t : tokens) {
+    if (t.size() != token.size()) continue;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < t.size(); ++i) diff |= static_cast<unsigned char>(t[i] ^ token[i]);
+    ok = ok || diff == 0;
+  }
+  return ok;
+}
+
+}  // namespace
+
+asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
+  const auto& http = ex.request();
+  const std::string path(http.path());
+  if (path == "/healthz" || path == "/readyz" || path == "/livez") {
+    net::HttpResponse ok{200, {{"Content-Type", "text/plain; charset=utf-8"}}, "ok"};
+    co_await ex.respond(std::move(ok));
+    co_return;
+  }
+  if (!authorized(http, options_.tokens)) {
+    {
+      auto reply = errorReply({api::reason::kUnauthorized, 401, "Unauthorized", {}});
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  if (path == "/version") {
+    const json::value body = json::object{{"major", "1"},
+                                          {"minor", "32"},
+                                          {"gitVersion", options_.gitVersion},
+                                          {"gitCommit", ""},
+                                          {"gitTreeState", "clean"},
+                                          {"buildDate", "2026-11-22T00:00:00Z"},
+                                          {"goVersion", ""},
+                                          {"compiler", "gc"},
+                                          {"platform", "linux/amd64"}};
+    {
+      auto reply = jsonReply(200, body);
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  if (path == "/api" || path == "/api/") {
+    const json::value body =
+        json::object{{"kind", "APIVersions"},
+                     {"versions", json::array{"v1"}},
+                     {"serverAddressByClientCIDRs",
+                      json::array{json::object{{"clientCIDR", "0.0.0.0/0"},
+                                               {"serverAddress", std::string(http.header("Host"))}}}}};
+    {
+      auto reply = jsonReply(200, body);
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  if (path == "/apis" || path == "/apis/") {
+    json::array list;
+    for (const auto& [name, versions] : groups(registry_)) list.push_back(apiGroup(name, versions));
+    const json::value body =
+        json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(list)}};
+    {
+      auto reply = jsonReply(200, body);
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  if (path == "/api/v1") {
+    const json::value body = apiResourceList(registry_, "v1");
+    {
+      auto reply = jsonReply(200, body);
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  if (path.rfind("/apis/", 0) == 0) {
+    const std::string rest = path.substr(6);
+    const size_t slash = rest.find('/');
+    const auto all = groups(registry_);
+    if (slash == std::string::npos) {
+      auto it = all.find(rest);
+      if (it != all.end()) {
+        json::value body = apiGroup(it->first, it->second);
+        body.as_object()["kind"] = "APIGroup";
+        body.as_object()["apiVersion"] = "v1";
+        {
+          auto reply = jsonReply(200, body);
+          co_await ex.respond(std::move(reply));
+        }
+        co_return;
+      }
+    } else if (rest.find('/', slash + 1) == std::string::npos) {
+      auto it = all.find(rest.substr(0, slash));
+      const std::string version = rest.substr(slash + 1);
+      if (it != all.end() &&
+          std::find(it->second.begin(), it->second.end(), version) != it->second.end()) {
+        const json::value body = apiResourceList(registry_, rest);
+        {
+          auto reply = jsonReply(200, body);
+          co_await ex.respond(std::move(reply));
+        }
+        co_return;
+      }
+    }
+  }
+  auto parsed = parseResourcePath(path, [this](const std::string& g, const std::string& v,
+                                                const std::string& resource) {
+    auto r = registry_.find(g, v, resource);
+    return r && r->namespaced;
+  });
+  std::shared_ptr<const ResourceInfo> resource;
+  if (parsed) resource = registry_.find(parsed->group, parsed->version, parsed->resource);
+  if (!resource) {
+    {
+      auto reply = errorReply({api::reason::kNotFound, 404,
+                               "the server could not find the requested resource", {}});
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  Request req{http, parseQuery(http.query()), std::move(*parsed), resource};
+  req.dryRun = req.param("dryRun") == "All";
+  const std::string_view accept = http.header("Accept");
+  req.wantsTable = accept.find("as=Table") != std::string_view::npos;
+  const std::string include = req.param("includeObject");
+  if (include == "Object") req.include = IncludeObject::kObject;
+  if (include == "None") req.include = IncludeObject::kNone;
+  co_await serveResource(ex, req);
+}
+
+asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& req) {
+  const auto& r = *req.resource;
+  const std::string& method = req.http.method;
+  const bool item = !req.path.name.empty();
+  const std::string& sub = req.path.subresource;
+  if (!sub.empty() && !(sub == "status" && r.statusSubresource) &&
+      !(sub == "scale" && r.scaleSubresource)) {
+    {
+      auto reply = errorReply({api::reason::kNotFound, 404,
+                               "the server could not find the requested resource", {}});
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  if (r.namespaced && req.path.namespace_.empty() && (method == "POST" || item)) {
+    {
+      auto reply = errorReply(badRequest("the namespace of the object is required"));
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  uint64_t seq = 0;
+  api::Result<json::object> result = api::Error{};
+  int status = 200;
+  if (method == "GET" && !item) {
+    if (queryFlag(req.query, "watch")) {
+      co_await serveWatch(ex, req);
+      co_return;
+    }
+    result = list(req);
+  } else if (method == "GET") {
+    result = get(req);
+  } else if (method == "POST" && !item) {
+    auto created = create(req, seq);
+    if (created) {
+      status = created->first;
+      result = std::move(created->second);
+    } else {
+      result = created.error();
+    }
+  } else if (method == "PUT" && item) {
+    result = update(req, seq);
+  } else if (method == "PATCH" && item) {
+    result = patch(req, seq);
+    status = req.responseStatus;
+  } else if (method == "DELETE" && item) {
+    result = remove(req, seq);
+  } else if (method == "DELETE") {
+    result = removeCollection(req, seq);
+  } else {
+    result = methodNotAllowed("the server does not allow this method on the requested resource");
+  }
+  co_await waitDurable(store_, seq);
+  if (!result) {
+    {
+      auto reply = errorReply(result.error(), &r, req.path.name);
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  if (req.wantsTable && method == "GET" && item) {
+    const json::value table =
+        makeTable(r, {*result}, options_.now(), req.include, true, metaString(*result, "resourceVersion"));
+    {
+      auto reply = jsonReply(200, table);
+      co_await ex.respond(std::move(reply));
+    }
+    co_return;
+  }
+  const json::value body = std::move(*result);
+  {
+    auto reply = jsonReply(status, body);
+    co_await ex.respond(std::move(reply));
+  }
+}
+
+}  // namespace flotilla::sim

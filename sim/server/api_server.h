@@ -1,0 +1,86 @@
+// flotilla-sim's Kubernetes API: discovery, CRUD, list/watch, patch, status subresources, Table
+// output, finalizers, owner-reference garbage collection and CRDs, on top of the Store. Serves
+// HTTP exchanges from net::HttpServer; holds no socket itself.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/result.h"
+#include "api/time.h"
+#include "kube/net/http_server.h"
+#include "sim/server/resources.h"
+#include "sim/storage/store.h"
+
+namespace flotilla::sim {
+
+struct ApiServerOptions {
+  // Accepted bearer tokens. Empty: authentication is off (unit tests only).
+  std::vector<std::string> tokens;
+  std::chrono::milliseconds bookmarkInterval{30'000};  // allowWatchBookmarks
+  std::function<api::Clock::time_point()> now = [] { return api::Clock::now(); };
+  std::string gitVersion = "v1.32.0-flotilla-sim";
+};
+
+class ApiServer {
+ public:
+  ApiServer(Store& store, ApiServerOptions options);
+  ~ApiServer();
+
+  // Creates the default namespaces and serves the CRDs found in the store. Call once at start.
+  api::Result<void> bootstrap();
+
+  boost::asio::awaitable<void> handle(net::HttpExchange& exchange);
+  net::HttpHandler handler() {
+    return [this](net::HttpExchange& ex) { return handle(ex); };
+  }
+
+  ResourceRegistry& registry() { return registry_; }
+
+  // The Status bodies the HTTP server itself sends (413, 400, 500).
+  static net::HttpResponse errorResponse(int status, const std::string& message);
+
+  struct Request;  // one API request being served (api_server.cc)
+
+ private:
+  boost::asio::awaitable<void> serveResource(net::HttpExchange& ex, Request& req);
+  boost::asio::awaitable<void> serveWatch(net::HttpExchange& ex, Request& req);
+
+  api::Result<boost::json::object> get(Request& req);
+  api::Result<boost::json::object> list(Request& req);
+  api::Result<std::pair<int, boost::json::object>> create(Request& req, uint64_t& seq);
+  api::Result<boost::json::object> update(Request& req, uint64_t& seq);
+  api::Result<boost::json::object> patch(Request& req, uint64_t& seq);
+  api::Result<boost::json::object> remove(Request& req, uint64_t& seq);
+  api::Result<boost::json::object> removeCollection(Request& req, uint64_t& seq);
+
+  // Writes `next` over the stored object as an update of the given kind, applying the rules every
+  // write path shares (immutable metadata, generation, status subresource, finalizers).
+  enum class WriteKind { kMain, kStatus };
+  api::Result<boost::json::object> write(const ResourceInfo& r, const ObjectKey& key,
+                                         const boost::json::object& current,
+                                         boost::json::object next, WriteKind kind, bool dryRun,
+                                         uint64_t& seq);
+  // Deletes now or marks for deletion (finalizers); collects dependents.
+  api::Result<boost::json::object> deleteObject(const ResourceInfo& r, const ObjectKey& key,
+                                                const std::string& propagation,
+                                                std::optional<int64_t> expectedVersion,
+                                                const std::string& expectedUid, bool dryRun,
+                                                uint64_t& seq);
+  void collectDependents(const std::string& ownerUid, const std::string& propagation,
+                         uint64_t& seq);
+  void deleteNamespaceContents(const std::string& ns, uint64_t& seq);
+  void onCrdChanged(const boost::json::object& crd, bool deleted, uint64_t& seq);
+
+  Store& store_;
+  ApiServerOptions options_;
+  ResourceRegistry registry_;
+};
+
+}  // namespace flotilla::sim

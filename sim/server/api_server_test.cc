@@ -1,0 +1,398 @@
+// The API server over real HTTP (port 0) with the client from kube/net: what kubectl and the
+// operator rely on, asserted on the wire.
+#include "sim/server/api_server.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "kube/net/http_client.h"
+#include "kube/net/test_server.h"
+
+namespace flotilla::sim {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+struct Reply {
+  int status = 0;
+  json::value body;
+  std::string raw;
+};
+
+class ApiFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StoreOptions storeOptions;
+    storeOptions.eventWindow = 50;
+    store_ = Store::open(storeOptions).value();
+    ApiServerOptions options;
+    options.tokens = {"secret-token"};
+    options.bookmarkInterval = 50ms;
+    api_ = std::make_unique<ApiServer>(*store_, options);
+    ASSERT_TRUE(api_->bootstrap());
+    net::HttpServerOptions serverOptions;
+    serverOptions.errorResponse = ApiServer::errorResponse;
+    server_ = std::make_unique<net::HttpServer>(io_.io(), serverOptions, api_->handler());
+    ASSERT_TRUE(server_->start());
+    client_ = std::make_unique<net::HttpClient>(io_.io().get_executor(),
+                                                net::parseEndpoint(server_->url()).value(),
+                                                net::HttpClientOptions{});
+  }
+  void TearDown() override {
+    client_.reset();
+    server_->stop();
+  }
+
+  Reply call(std::string method, std::string target, std::string body = "",
+             std::string contentType = "application/json", std::string token = "secret-token",
+             std::string accept = "application/json") {
+    net::HttpRequest req{std::move(method), std::move(target), {}, std::move(body)};
+    if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+    req.headers.emplace_back("Content-Type", contentType);
+    req.headers.emplace_back("Accept", accept);
+    auto response = io_.run(client_->request(std::move(req), 10s));
+    EXPECT_TRUE(response) << response.error().message;
+    Reply r{response->status, nullptr, response->body};
+    boost::system::error_code ec;
+    r.body = json::parse(response->body, ec);
+    return r;
+  }
+  Reply create(const std::string& collection, const std::string& object) {
+    return call("POST", collection, object);
+  }
+
+  net::testing::IoThread io_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<ApiServer> api_;
+  std::unique_ptr<net::HttpServer> server_;
+  std::unique_ptr<net::HttpClient> client_;
+};
+
+const char* kConfigMap = R"({"apiVersion":"v1","kind":"ConfigMap",
+  "metadata":{"name":"NAME","labels":{"app":"APP"}},"data":{"k":"v"}})";
+
+std::string configMap(const std::string& name, const std::string& app = "web") {
+  std::string s = kConfigMap;
+  s.replace(s.find("NAME"), 4, name);
+  s.replace(s.find("APP"), 3, app);
+  return s;
+}
+
+TEST_F(ApiFixture, AuthenticationIsRequired) {
+  auto anonymous = call("GET", "/api/v1/namespaces", "", "application/json", "");
+  EXPECT_EQ(anonymous.status, 401);
+  EXPECT_EQ(anonymous.body.at("kind"), "Status");
+  EXPECT_EQ(anonymous.body.at("reason"), "Unauthorized");
+  EXPECT_EQ(call("GET", "/api/v1/namespaces", "", "application/json", "wrong").status, 401);
+  EXPECT_EQ(call("GET", "/healthz", "", "", "").status, 200);  // probes stay open
+}
+
+TEST_F(ApiFixture, DiscoveryDescribesResources) {
+  auto api = call("GET", "/api");
+  EXPECT_EQ(api.body.at("versions"), json::array{"v1"});
+  auto groups = call("GET", "/apis");
+  bool apps = false;
+  for (const auto& g : groups.body.at("groups").as_array()) apps = apps || g.at("name") == "apps";
+  EXPECT_TRUE(apps);
+  auto list = call("GET", "/apis/apps/v1");
+  ASSERT_EQ(list.status, 200);
+  bool deployments = false;
+  bool status = false;
+  for (const auto& r : list.body.at("resources").as_array()) {
+    if (r.at("name") == "deployments") {
+      deployments = true;
+      EXPECT_EQ(r.at("shortNames"), json::array{"deploy"});
+      EXPECT_EQ(r.at("namespaced"), true);
+      EXPECT_EQ(r.at("categories"), json::array{"all"});
+    }
+    status = status || r.at("name") == "deployments/status";
+  }
+  EXPECT_TRUE(deployments && status);
+  EXPECT_EQ(call("GET", "/apis/nope.example.com/v1").status, 404);
+  EXPECT_EQ(call("GET", "/version").body.at("major"), "1");
+}
+
+TEST_F(ApiFixture, CreateGetListWithSelectorsAndPages) {
+  for (const auto& [name, app] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "web"}, {"b", "db"}, {"c", "web"}, {"d", "web"}}) {
+    auto r = create("/api/v1/namespaces/default/configmaps", configMap(name, app));
+    ASSERT_EQ(r.status, 201) << r.raw;
+    EXPECT_FALSE(r.body.at("metadata").at("uid").as_string().empty());
+    EXPECT_FALSE(r.body.at("metadata").at("creationTimestamp").as_string().empty());
+  }
+  auto dup = create("/api/v1/namespaces/default/configmaps", configMap("a"));
+  EXPECT_EQ(dup.status, 409);
+  EXPECT_EQ(dup.body.at("reason"), "AlreadyExists");
+  EXPECT_EQ(dup.body.at("message"), "configmaps \"a\" already exists");
+
+  auto got = call("GET", "/api/v1/namespaces/default/configmaps/b");
+  EXPECT_EQ(got.body.at("data").at("k"), "v");
+  auto missing = call("GET", "/api/v1/namespaces/default/configmaps/zz");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.body.at("message"), "configmaps \"zz\" not found");
+
+  auto web = call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb");
+  EXPECT_EQ(web.body.at("kind"), "ConfigMapList");
+  EXPECT_EQ(web.body.at("items").as_array().size(), 3u);
+  auto byName = call("GET", "/api/v1/configmaps?fieldSelector=metadata.name%3Dc");
+  ASSERT_EQ(byName.body.at("items").as_array().size(), 1u);
+  EXPECT_EQ(byName.body.at("items").at(0).at("metadata").at("namespace"), "default");
+
+  std::vector<std::string> names;
+  std::string next;
+  int pages = 0;
+  do {
+    auto page = call("GET", "/api/v1/namespaces/default/configmaps?limit=3" +
+                                (next.empty() ? "" : "&continue=" + next));
+    for (const auto& item : page.body.at("items").as_array())
+      names.emplace_back(item.at("metadata").at("name").as_string());
+    const auto& meta = page.body.at("metadata").as_object();
+    next = meta.contains("continue") ? std::string(meta.at("continue").as_string()) : "";
+    if (!next.empty()) {
+      EXPECT_EQ(meta.at("remainingItemCount"), 1);
+    }
+    ++pages;
+  } while (!next.empty());
+  EXPECT_EQ(pages, 2);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps?continue=%21%21").status, 400);
+}
+
+TEST_F(ApiFixture, BadRequestsGetSpecificStatuses) {
+  auto malformed = create("/api/v1/namespaces/default/configmaps", "{\"apiVersion\": ");
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_EQ(malformed.body.at("reason"), "BadRequest");
+  EXPECT_EQ(call("GET", "/api/v1/widgets").status, 404);
+  auto noNamespace = create("/api/v1/namespaces/nowhere/configmaps", configMap("x"));
+  EXPECT_EQ(noNamespace.status, 404);
+  EXPECT_EQ(noNamespace.body.at("message"), "namespaces \"nowhere\" not found");
+  auto wrongKind = create("/api/v1/namespaces/default/secrets", configMap("x"));
+  EXPECT_EQ(wrongKind.status, 400);
+  auto badName = create("/api/v1/namespaces/default/configmaps", configMap("Bad_Name"));
+  EXPECT_EQ(badName.status, 422);
+  EXPECT_EQ(badName.body.at("reason"), "Invalid");
+  EXPECT_EQ(badName.body.at("details").at("causes").at(0).at("field"), "metadata.name");
+  auto tooBig = create("/api/v1/namespaces/default/configmaps", std::string(4 << 20, ' '));
+  EXPECT_EQ(tooBig.status, 413);
+  EXPECT_EQ(tooBig.body.at("reason"), "RequestEntityTooLarge");
+}
+
+const char* kDeployment = R"({"apiVersion":"apps/v1","kind":"Deployment",
+  "metadata":{"name":"web"},"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"app:1"}]}}},
+  "status":{"replicas":99}})";
+
+TEST_F(ApiFixture, GenerationStatusSubresourceAndConflicts) {
+  auto created = create("/apis/apps/v1/namespaces/default/deployments", kDeployment);
+  ASSERT_EQ(created.status, 201) << created.raw;
+  EXPECT_EQ(created.body.at("metadata").at("generation"), 1);
+  EXPECT_FALSE(created.body.as_object().contains("status"));  // status is the controller's
+
+  json::object next = created.body.as_object();
+  next["spec"].as_object()["replicas"] = 3;
+  next["status"] = json::object{{"replicas", 7}};
+  auto updated = call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", json::serialize(next));
+  ASSERT_EQ(updated.status, 200) << updated.raw;
+  EXPECT_EQ(updated.body.at("metadata").at("generation"), 2);
+  EXPECT_FALSE(updated.body.as_object().contains("status"));
+
+  // The old resourceVersion is stale now: 409 Conflict in kube-apiserver's words.
+  auto stale = call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", json::serialize(next));
+  EXPECT_EQ(stale.status, 409);
+  EXPECT_EQ(stale.body.at("message"),
+            "Operation cannot be fulfilled on deployments.apps \"web\": the object has been "
+            "modified; please apply your changes to the latest version and try again");
+
+  json::object withStatus = updated.body.as_object();
+  withStatus["status"] = json::object{{"replicas", 3}, {"readyReplicas", 3}};
+  withStatus["spec"].as_object()["replicas"] = 10;  // ignored by /status
+  auto status = call("PUT", "/apis/apps/v1/namespaces/default/deployments/web/status",
+                     json::serialize(withStatus));
+  ASSERT_EQ(status.status, 200) << status.raw;
+  EXPECT_EQ(status.body.at("status").at("readyReplicas"), 3);
+  EXPECT_EQ(status.body.at("spec").at("replicas"), 3);
+  EXPECT_EQ(status.body.at("metadata").at("generation"), 2);  // status writes never bump it
+
+  auto scaled = call("PATCH", "/apis/apps/v1/namespaces/default/deployments/web/scale",
+                     R"({"spec":{"replicas":5}})", "application/merge-patch+json");
+  ASSERT_EQ(scaled.status, 200) << scaled.raw;
+  EXPECT_EQ(scaled.body.at("kind"), "Scale");
+  EXPECT_EQ(scaled.body.at("spec").at("replicas"), 5);
+}
+
+TEST_F(ApiFixture, PatchTypes) {
+  ASSERT_EQ(create("/apis/apps/v1/namespaces/default/deployments", kDeployment).status, 201);
+  const std::string url = "/apis/apps/v1/namespaces/default/deployments/web";
+  auto merge = call("PATCH", url, R"({"metadata":{"labels":{"tier":"front"}}})", "application/merge-patch+json");
+  EXPECT_EQ(merge.body.at("metadata").at("labels").at("tier"), "front");
+  auto jsonPatch = call("PATCH", url, R"([{"op":"replace","path":"/spec/replicas","value":4}])",
+                        "application/json-patch+json");
+  EXPECT_EQ(jsonPatch.body.at("spec").at("replicas"), 4);
+  auto smp = call("PATCH", url,
+                  R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"app:2"}]}}}})",
+                  "application/strategic-merge-patch+json");
+  ASSERT_EQ(smp.status, 200) << smp.raw;
+  EXPECT_EQ(smp.body.at("spec").at("template").at("spec").at("containers").at(0).at("image"), "app:2");
+  auto badType = call("PATCH", url, "{}", "text/plain");
+  EXPECT_EQ(badType.status, 415);
+  auto failing = call("PATCH", url, R"([{"op":"remove","path":"/spec/nothing"}])", "application/json-patch+json");
+  EXPECT_EQ(failing.status, 400);
+  auto applied = call("PATCH", "/api/v1/namespaces/default/configmaps/applied?fieldManager=kubectl",
+                      configMap("applied"), "application/apply-patch+yaml");
+  EXPECT_EQ(applied.status, 201) << applied.raw;  // server-side apply creates
+}
+
+TEST_F(ApiFixture, FinalizersDelayDeletion) {
+  auto cm = json::parse(configMap("held")).as_object();
+  cm["metadata"].as_object()["finalizers"] = json::array{"example.com/hold"};
+  ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", json::serialize(cm)).status, 201);
+  const std::string url = "/api/v1/namespaces/default/configmaps/held";
+  auto deleting = call("DELETE", url);
+  EXPECT_EQ(deleting.status, 200);
+  EXPECT_FALSE(deleting.body.at("metadata").at("deletionTimestamp").as_string().empty());
+  EXPECT_EQ(call("GET", url).status, 200);  // still there
+  auto released = call("PATCH", url, R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
+  EXPECT_EQ(released.status, 200) << released.raw;
+  EXPECT_EQ(call("GET", url).status, 404);
+}
+
+TEST_F(ApiFixture, GarbageCollectionFollowsOwnerReferences) {
+  auto owner = create("/api/v1/namespaces/default/configmaps", configMap("owner"));
+  const std::string uid(owner.body.at("metadata").at("uid").as_string());
+  for (const char* name : {"child1", "child2"}) {
+    auto child = json::parse(configMap(name)).as_object();
+    child["metadata"].as_object()["ownerReferences"] =
+        json::array{json::object{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner"}, {"uid", uid}}};
+    ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", json::serialize(child)).status, 201);
+  }
+  EXPECT_EQ(call("DELETE", "/api/v1/namespaces/default/configmaps/owner").status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/child1").status, 404);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/default/configmaps/child2").status, 404);
+
+  auto owner2 = create("/api/v1/namespaces/default/configmaps", configMap("owner2"));
+  auto orphan = json::parse(configMap("orphan")).as_object();
+  orphan["metadata"].as_object()["ownerReferences"] = json::array{json::object{
+      {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner2"}, {"uid", owner2.body.at("metadata").at("uid")}}};
+  ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", json::serialize(orphan)).status, 201);
+  EXPECT_EQ(call("DELETE", "/api/v1/namespaces/default/configmaps/owner2",
+                 R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"})")
+                .status,
+            200);
+  auto kept = call("GET", "/api/v1/namespaces/default/configmaps/orphan");
+  ASSERT_EQ(kept.status, 200);
+  EXPECT_FALSE(kept.body.at("metadata").as_object().contains("ownerReferences"));
+}
+
+TEST_F(ApiFixture, NamespaceDeletionRemovesItsContents) {
+  ASSERT_EQ(create("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})").status, 201);
+  ASSERT_EQ(create("/api/v1/namespaces/team/configmaps", configMap("x")).status, 201);
+  EXPECT_EQ(call("DELETE", "/api/v1/namespaces/team").status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/team").status, 404);
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/team/configmaps/x").status, 404);
+}
+
+const char* kCrd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+  "metadata":{"name":"widgets.example.com"},
+  "spec":{"group":"example.com","scope":"Namespaced",
+    "names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wd"],"categories":["all"]},
+    "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},
+      "additionalPrinterColumns":[{"name":"Size","type":"integer","jsonPath":".spec.size"}],
+      "schema":{"openAPIV3Schema":{"type":"object"}}}]}})";
+
+TEST_F(ApiFixture, CustomResourceDefinitionsServeTheirResource) {
+  auto crd = create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", kCrd);
+  ASSERT_EQ(crd.status, 201) << crd.raw;
+  bool established = false;
+  for (const auto& c : crd.body.at("status").at("conditions").as_array())
+    established = established || (c.at("type") == "Established" && c.at("status") == "True");
+  EXPECT_TRUE(established);
+  auto discovery = call("GET", "/apis/example.com/v1");
+  ASSERT_EQ(discovery.status, 200);
+  EXPECT_EQ(discovery.body.at("resources").at(0).at("shortNames"), json::array{"wd"});
+  auto widget = create("/apis/example.com/v1/namespaces/default/widgets",
+                       R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3}})");
+  ASSERT_EQ(widget.status, 201) << widget.raw;
+  auto table = call("GET", "/apis/example.com/v1/namespaces/default/widgets", "", "application/json",
+                    "secret-token", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+  EXPECT_EQ(table.body.at("kind"), "Table");
+  EXPECT_EQ(table.body.at("columnDefinitions").at(1).at("name"), "Size");
+  EXPECT_EQ(table.body.at("rows").at(0).at("cells").at(1), 3);
+  EXPECT_EQ(call("PATCH", "/apis/example.com/v1/namespaces/default/widgets/w1", "{}",
+                 "application/strategic-merge-patch+json").status,
+            415);  // as kube-apiserver: no strategic merge for custom resources
+  EXPECT_EQ(call("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com").status, 200);
+  EXPECT_EQ(call("GET", "/apis/example.com/v1/namespaces/default/widgets").status, 404);
+  ASSERT_EQ(create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", kCrd).status, 201);
+  EXPECT_TRUE(call("GET", "/apis/example.com/v1/namespaces/default/widgets").body.at("items").as_array().empty());
+}
+
+// Reads watch events until `count` arrived (or the stream ended).
+std::vector<json::value> readEvents(net::testing::IoThread& io, net::HttpClient& client,
+                                    const std::string& target, size_t count) {
+  return io.run([&]() -> boost::asio::awaitable<std::vector<json::value>> {
+    net::HttpRequest req{"GET", target, {{"Authorization", "Bearer secret-token"}}, ""};
+    auto opened = co_await client.openStream(std::move(req), 5s);
+    std::vector<json::value> events;
+    if (!opened || !opened->stream) co_return events;
+    std::string buffer;
+    while (events.size() < count) {
+      auto part = co_await opened->stream->next(5s);
+      if (!part || part->empty()) break;
+      buffer += *part;
+      size_t nl;
+      while ((nl = buffer.find('\n')) != std::string::npos) {
+        events.push_back(json::parse(buffer.substr(0, nl)));
+        buffer.erase(0, nl + 1);
+      }
+    }
+    opened->stream->close();
+    co_return events;
+  }());
+}
+
+TEST_F(ApiFixture, WatchFromAVersionSeesLaterChangesAndBookmarks) {
+  ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", configMap("before")).status, 201);
+  auto listed = call("GET", "/api/v1/namespaces/default/configmaps");
+  const std::string rv(listed.body.at("metadata").at("resourceVersion").as_string());
+  // Changes after the list, made from another thread while the watch runs.
+  std::thread writer([&] {
+    net::HttpClient other(io_.io().get_executor(), net::parseEndpoint(server_->url()).value(), {});
+    for (const char* name : {"after1", "after2"}) {
+      net::HttpRequest req{"POST", "/api/v1/namespaces/default/configmaps",
+                           {{"Authorization", "Bearer secret-token"}, {"Content-Type", "application/json"}},
+                           configMap(name)};
+      EXPECT_TRUE(io_.run(other.request(std::move(req), 5s)));
+    }
+  });
+  auto events = readEvents(io_, *client_,
+                           "/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv, 3);
+  writer.join();
+  std::vector<std::string> seen;
+  for (const auto& e : events) {
+    const std::string type(e.at("type").as_string());
+    if (type == "BOOKMARK") continue;
+    seen.push_back(type + " " + std::string(e.at("object").at("metadata").at("name").as_string()));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"ADDED after1", "ADDED after2"}));
+}
+
+TEST_F(ApiFixture, WatchWithoutVersionStartsWithTheCurrentState) {
+  ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", configMap("one")).status, 201);
+  auto events = readEvents(io_, *client_, "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", 10);
+  ASSERT_EQ(events.size(), 1u);  // the synthetic ADDED, then the stream ends after 1s
+  EXPECT_EQ(events[0].at("type"), "ADDED");
+}
+
+TEST_F(ApiFixture, WatchFromATooOldVersionIsGone) {
+  for (int i = 0; i < 60; ++i)  // more than the 50-event window
+    ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", configMap("cm" + std::to_string(i))).status, 201);
+  auto events = readEvents(io_, *client_, "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=2", 1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].at("type"), "ERROR");
+  EXPECT_EQ(events[0].at("object").at("code"), 410);
+  EXPECT_EQ(events[0].at("object").at("reason"), "Expired");
+}
+
+}  // namespace
+}  // namespace flotilla::sim
