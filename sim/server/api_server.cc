@@ -8,6 +8,7 @@
 
 #include "api/base64.h"
 #include "sim/server/internal.h"
+#include "sim/server/openapi.h"
 #include "sim/server/status.h"
 
 namespace flotilla::sim {
@@ -67,7 +68,8 @@ bool Filter::matches(const json::object& object) const {
     for (const auto& [path, equal, value] : fields) {
       auto found = evalJsonPath(root, "." + path);
       std::string actual;
-      if (found) actual = found->is_string() ? std::string(found->as_string()) : json::serialize(*found);
+      if (found)
+        actual = found->is_string() ? std::string(found->as_string()) : json::serialize(*found);
       if ((actual == value) != equal) return false;
     }
   }
@@ -78,8 +80,7 @@ api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query)
   Filter filter;
   if (auto it = query.find("labelSelector"); it != query.end() && !it->second.empty()) {
     auto selector = api::Selector::parse(it->second);
-    if (!selector)
-      return badRequest("unable to parse requirement: " + selector.error().message);
+    if (!selector) return badRequest("unable to parse requirement: " + selector.error().message);
     filter.labels = std::move(*selector);
   }
   if (auto it = query.find("fieldSelector"); it != query.end() && !it->second.empty()) {
@@ -99,8 +100,8 @@ api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query)
       } else if ((op = term.find('=')) != std::string_view::npos) {
         valueStart = op + 1;
       } else {
-        return badRequest("invalid selector: '" + it->second +
-                          "'; can't understand '" + std::string(term) + "'");
+        return badRequest("invalid selector: '" + it->second + "'; can't understand '" +
+                          std::string(term) + "'");
       }
       filter.fields.emplace_back(std::string(term.substr(0, op)), equal,
                                  std::string(term.substr(valueStart)));
@@ -157,23 +158,23 @@ net::HttpResponse ApiServer::errorResponse(int status, const std::string& messag
                        : status == 400 ? api::reason::kBadRequest
                                        : api::reason::kInternalError;
   api::Error error{reason, status, message, {}};
-  return net::HttpResponse{status, {{"Content-Type", "application/json"}},
-                           json::serialize(statusBody(error))};
+  return net::HttpResponse{
+      status, {{"Content-Type", "application/json"}}, json::serialize(statusBody(error))};
 }
 
 api::Result<void> ApiServer::bootstrap() {
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     ObjectKey key{"/namespaces", "", ns};
     if (store_.get(key)) continue;
-    json::object object{{"apiVersion", "v1"},
-                        {"kind", "Namespace"},
-                        {"metadata", json::object{{"name", ns},
-                                                  {"uid", newUid()},
-                                                  {"creationTimestamp",
-                                                   api::formatRfc3339(options_.now())},
-                                                  {"labels", json::object{{"kubernetes.io/metadata.name", ns}}}}},
-                        {"spec", json::object{{"finalizers", json::array{"kubernetes"}}}},
-                        {"status", json::object{{"phase", "Active"}}}};
+    json::object object{
+        {"apiVersion", "v1"},
+        {"kind", "Namespace"},
+        {"metadata", json::object{{"name", ns},
+                                  {"uid", newUid()},
+                                  {"creationTimestamp", api::formatRfc3339(options_.now())},
+                                  {"labels", json::object{{"kubernetes.io/metadata.name", ns}}}}},
+        {"spec", json::object{{"finalizers", json::array{"kubernetes"}}}},
+        {"status", json::object{{"phase", "Active"}}}};
     auto created = store_.create(key, std::move(object));
     if (!created) return created.error();
   }
@@ -228,7 +229,8 @@ json::object apiGroup(const std::string& name, const std::vector<std::string>& v
   for (const auto& v : versions)
     list.push_back(json::object{{"groupVersion", name + "/" + v}, {"version", v}});
   json::object preferred = list.front().as_object();
-  return json::object{{"name", name}, {"versions", std::move(list)}, {"preferredVersion", preferred}};
+  return json::object{
+      {"name", name}, {"versions", std::move(list)}, {"preferredVersion", preferred}};
 }
 
 std::map<std::string, std::vector<std::string>> groups(const ResourceRegistry& registry) {
@@ -278,28 +280,37 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     co_return;
   }
   if (path == "/version") {
-    const json::value body = json::object{{"major", "1"},
-                                          {"minor", "32"},
-                                          {"gitVersion", options_.gitVersion},
-                                          {"gitCommit", ""},
-                                          {"gitTreeState", "clean"},
-                                          {"buildDate", "2026-11-22T00:00:00Z"},
-                                          {"goVersion", ""},
-                                          {"compiler", "gc"},
-                                          {"platform", "linux/amd64"}};
+    const json::value body = json::object{
+        {"major", "1"},    {"minor", "32"},           {"gitVersion", options_.gitVersion},
+        {"gitCommit", ""}, {"gitTreeState", "clean"}, {"buildDate", "2026-11-22T00:00:00Z"},
+        {"goVersion", ""}, {"compiler", "gc"},        {"platform", "linux/amd64"}};
     {
       auto reply = jsonReply(200, body);
       co_await ex.respond(std::move(reply));
     }
     co_return;
   }
+  if (path == "/openapi/v3" || path.rfind("/openapi/v3/", 0) == 0) {
+    std::optional<json::object> doc;
+    if (path == "/openapi/v3") {
+      doc = openApiV3Root(registry_);
+    } else {
+      doc = openApiV3Document(registry_, path.substr(std::string("/openapi/v3/").size()));
+    }
+    if (doc) {
+      const json::value body = std::move(*doc);
+      auto reply = jsonReply(200, body);
+      co_await ex.respond(std::move(reply));
+      co_return;
+    }
+  }
   if (path == "/api" || path == "/api/") {
-    const json::value body =
-        json::object{{"kind", "APIVersions"},
-                     {"versions", json::array{"v1"}},
-                     {"serverAddressByClientCIDRs",
-                      json::array{json::object{{"clientCIDR", "0.0.0.0/0"},
-                                               {"serverAddress", std::string(http.header("Host"))}}}}};
+    const json::value body = json::object{
+        {"kind", "APIVersions"},
+        {"versions", json::array{"v1"}},
+        {"serverAddressByClientCIDRs",
+         json::array{json::object{{"clientCIDR", "0.0.0.0/0"},
+                                  {"serverAddress", std::string(http.header("Host"))}}}}};
     {
       auto reply = jsonReply(200, body);
       co_await ex.respond(std::move(reply));
@@ -355,17 +366,17 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
       }
     }
   }
-  auto parsed = parseResourcePath(path, [this](const std::string& g, const std::string& v,
-                                                const std::string& resource) {
-    auto r = registry_.find(g, v, resource);
-    return r && r->namespaced;
-  });
+  auto parsed = parseResourcePath(
+      path, [this](const std::string& g, const std::string& v, const std::string& resource) {
+        auto r = registry_.find(g, v, resource);
+        return r && r->namespaced;
+      });
   std::shared_ptr<const ResourceInfo> resource;
   if (parsed) resource = registry_.find(parsed->group, parsed->version, parsed->resource);
   if (!resource) {
     {
-      auto reply = errorReply({api::reason::kNotFound, 404,
-                               "the server could not find the requested resource", {}});
+      auto reply = errorReply(
+          {api::reason::kNotFound, 404, "the server could not find the requested resource", {}});
       co_await ex.respond(std::move(reply));
     }
     co_return;
@@ -388,8 +399,8 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
   if (!sub.empty() && !(sub == "status" && r.statusSubresource) &&
       !(sub == "scale" && r.scaleSubresource)) {
     {
-      auto reply = errorReply({api::reason::kNotFound, 404,
-                               "the server could not find the requested resource", {}});
+      auto reply = errorReply(
+          {api::reason::kNotFound, 404, "the server could not find the requested resource", {}});
       co_await ex.respond(std::move(reply));
     }
     co_return;
@@ -441,8 +452,8 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
     co_return;
   }
   if (req.wantsTable && method == "GET" && item) {
-    const json::value table =
-        makeTable(r, {*result}, options_.now(), req.include, true, metaString(*result, "resourceVersion"));
+    const json::value table = makeTable(r, {*result}, options_.now(), req.include, true,
+                                        metaString(*result, "resourceVersion"));
     {
       auto reply = jsonReply(200, table);
       co_await ex.respond(std::move(reply));
@@ -450,10 +461,16 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
     co_return;
   }
   const json::value body = std::move(*result);
-  {
-    auto reply = jsonReply(status, body);
-    co_await ex.respond(std::move(reply));
+  auto reply = jsonReply(status, body);
+  for (const auto& warning : req.warnings) {
+    std::string quoted;  // an HTTP quoted-string, as kube-apiserver sends warnings
+    for (char c : warning) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    reply.headers.emplace_back("Warning", "299 - \"" + quoted + "\"");
   }
+  co_await ex.respond(std::move(reply));
 }
 
 }  // namespace flotilla::sim

@@ -73,6 +73,9 @@ class ApiServer {
                                                 std::optional<int64_t> expectedVersion,
                                                 const std::string& expectedUid, bool dryRun,
                                                 uint64_t& seq);
+  // Custom resources: schema defaults, pruning (Strict fieldValidation rejects unknown fields,
+  // Warn reports them) and validation.
+  api::Result<void> admitCustom(const ResourceInfo& r, boost::json::object& object, Request& req);
   void collectDependents(const std::string& ownerUid, const std::string& propagation,
                          uint64_t& seq);
   void deleteNamespaceContents(const std::string& ns, uint64_t& seq);

@@ -192,13 +192,15 @@ TEST_F(ApiFixture, GenerationStatusSubresourceAndConflicts) {
   json::object next = created.body.as_object();
   next["spec"].as_object()["replicas"] = 3;
   next["status"] = json::object{{"replicas", 7}};
-  auto updated = call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", json::serialize(next));
+  auto updated =
+      call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", json::serialize(next));
   ASSERT_EQ(updated.status, 200) << updated.raw;
   EXPECT_EQ(updated.body.at("metadata").at("generation"), 2);
   EXPECT_FALSE(updated.body.as_object().contains("status"));
 
   // The old resourceVersion is stale now: 409 Conflict in kube-apiserver's words.
-  auto stale = call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", json::serialize(next));
+  auto stale =
+      call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", json::serialize(next));
   EXPECT_EQ(stale.status, 409);
   EXPECT_EQ(stale.body.at("message"),
             "Operation cannot be fulfilled on deployments.apps \"web\": the object has been "
@@ -224,19 +226,23 @@ TEST_F(ApiFixture, GenerationStatusSubresourceAndConflicts) {
 TEST_F(ApiFixture, PatchTypes) {
   ASSERT_EQ(create("/apis/apps/v1/namespaces/default/deployments", kDeployment).status, 201);
   const std::string url = "/apis/apps/v1/namespaces/default/deployments/web";
-  auto merge = call("PATCH", url, R"({"metadata":{"labels":{"tier":"front"}}})", "application/merge-patch+json");
+  auto merge = call("PATCH", url, R"({"metadata":{"labels":{"tier":"front"}}})",
+                    "application/merge-patch+json");
   EXPECT_EQ(merge.body.at("metadata").at("labels").at("tier"), "front");
   auto jsonPatch = call("PATCH", url, R"([{"op":"replace","path":"/spec/replicas","value":4}])",
                         "application/json-patch+json");
   EXPECT_EQ(jsonPatch.body.at("spec").at("replicas"), 4);
-  auto smp = call("PATCH", url,
-                  R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"app:2"}]}}}})",
-                  "application/strategic-merge-patch+json");
+  auto smp =
+      call("PATCH", url,
+           R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"app:2"}]}}}})",
+           "application/strategic-merge-patch+json");
   ASSERT_EQ(smp.status, 200) << smp.raw;
-  EXPECT_EQ(smp.body.at("spec").at("template").at("spec").at("containers").at(0).at("image"), "app:2");
+  EXPECT_EQ(smp.body.at("spec").at("template").at("spec").at("containers").at(0).at("image"),
+            "app:2");
   auto badType = call("PATCH", url, "{}", "text/plain");
   EXPECT_EQ(badType.status, 415);
-  auto failing = call("PATCH", url, R"([{"op":"remove","path":"/spec/nothing"}])", "application/json-patch+json");
+  auto failing = call("PATCH", url, R"([{"op":"remove","path":"/spec/nothing"}])",
+                      "application/json-patch+json");
   EXPECT_EQ(failing.status, 400);
   auto applied = call("PATCH", "/api/v1/namespaces/default/configmaps/applied?fieldManager=kubectl",
                       configMap("applied"), "application/apply-patch+yaml");
@@ -252,7 +258,8 @@ TEST_F(ApiFixture, FinalizersDelayDeletion) {
   EXPECT_EQ(deleting.status, 200);
   EXPECT_FALSE(deleting.body.at("metadata").at("deletionTimestamp").as_string().empty());
   EXPECT_EQ(call("GET", url).status, 200);  // still there
-  auto released = call("PATCH", url, R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
+  auto released =
+      call("PATCH", url, R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
   EXPECT_EQ(released.status, 200) << released.raw;
   EXPECT_EQ(call("GET", url).status, 404);
 }
@@ -262,8 +269,8 @@ TEST_F(ApiFixture, GarbageCollectionFollowsOwnerReferences) {
   const std::string uid(owner.body.at("metadata").at("uid").as_string());
   for (const char* name : {"child1", "child2"}) {
     auto child = json::parse(configMap(name)).as_object();
-    child["metadata"].as_object()["ownerReferences"] =
-        json::array{json::object{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner"}, {"uid", uid}}};
+    child["metadata"].as_object()["ownerReferences"] = json::array{
+        json::object{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner"}, {"uid", uid}}};
     ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", json::serialize(child)).status, 201);
   }
   EXPECT_EQ(call("DELETE", "/api/v1/namespaces/default/configmaps/owner").status, 200);
@@ -272,8 +279,11 @@ TEST_F(ApiFixture, GarbageCollectionFollowsOwnerReferences) {
 
   auto owner2 = create("/api/v1/namespaces/default/configmaps", configMap("owner2"));
   auto orphan = json::parse(configMap("orphan")).as_object();
-  orphan["metadata"].as_object()["ownerReferences"] = json::array{json::object{
-      {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner2"}, {"uid", owner2.body.at("metadata").at("uid")}}};
+  orphan["metadata"].as_object()["ownerReferences"] =
+      json::array{json::object{{"apiVersion", "v1"},
+                               {"kind", "ConfigMap"},
+                               {"name", "owner2"},
+                               {"uid", owner2.body.at("metadata").at("uid")}}};
   ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", json::serialize(orphan)).status, 201);
   EXPECT_EQ(call("DELETE", "/api/v1/namespaces/default/configmaps/owner2",
                  R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"})")
@@ -285,7 +295,10 @@ TEST_F(ApiFixture, GarbageCollectionFollowsOwnerReferences) {
 }
 
 TEST_F(ApiFixture, NamespaceDeletionRemovesItsContents) {
-  ASSERT_EQ(create("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})").status, 201);
+  ASSERT_EQ(create("/api/v1/namespaces",
+                   R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})")
+                .status,
+            201);
   ASSERT_EQ(create("/api/v1/namespaces/team/configmaps", configMap("x")).status, 201);
   EXPECT_EQ(call("DELETE", "/api/v1/namespaces/team").status, 200);
   EXPECT_EQ(call("GET", "/api/v1/namespaces/team").status, 404);
@@ -298,7 +311,9 @@ const char* kCrd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomReso
     "names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wd"],"categories":["all"]},
     "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},
       "additionalPrinterColumns":[{"name":"Size","type":"integer","jsonPath":".spec.size"}],
-      "schema":{"openAPIV3Schema":{"type":"object"}}}]}})";
+      "schema":{"openAPIV3Schema":{"type":"object","properties":{
+        "spec":{"type":"object","properties":{"size":{"type":"integer","minimum":1,"default":1}}},
+        "status":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}})";
 
 TEST_F(ApiFixture, CustomResourceDefinitionsServeTheirResource) {
   auto crd = create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", kCrd);
@@ -310,21 +325,72 @@ TEST_F(ApiFixture, CustomResourceDefinitionsServeTheirResource) {
   auto discovery = call("GET", "/apis/example.com/v1");
   ASSERT_EQ(discovery.status, 200);
   EXPECT_EQ(discovery.body.at("resources").at(0).at("shortNames"), json::array{"wd"});
-  auto widget = create("/apis/example.com/v1/namespaces/default/widgets",
-                       R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3}})");
+  auto widget = create(
+      "/apis/example.com/v1/namespaces/default/widgets",
+      R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3}})");
   ASSERT_EQ(widget.status, 201) << widget.raw;
-  auto table = call("GET", "/apis/example.com/v1/namespaces/default/widgets", "", "application/json",
-                    "secret-token", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+  auto table =
+      call("GET", "/apis/example.com/v1/namespaces/default/widgets", "", "application/json",
+           "secret-token", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
   EXPECT_EQ(table.body.at("kind"), "Table");
   EXPECT_EQ(table.body.at("columnDefinitions").at(1).at("name"), "Size");
   EXPECT_EQ(table.body.at("rows").at(0).at("cells").at(1), 3);
+  // Schema: defaults, unknown fields (Strict rejects, Warn prunes with a warning), validation.
+  auto defaulted = create(
+      "/apis/example.com/v1/namespaces/default/widgets",
+      R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{}})");
+  EXPECT_EQ(defaulted.body.at("spec").at("size"), 1);
+  auto strict = create(
+      "/apis/example.com/v1/namespaces/default/widgets?fieldValidation=Strict",
+      R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w3"},"spec":{"colour":"red"}})");
+  EXPECT_EQ(strict.status, 400);
+  EXPECT_EQ(strict.body.at("message"),
+            "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: "
+            "unknown field \"spec.colour\"");
+  auto pruned = create(
+      "/apis/example.com/v1/namespaces/default/widgets",
+      R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w4"},"spec":{"colour":"red"}})");
+  EXPECT_EQ(pruned.status, 201);
+  EXPECT_FALSE(pruned.body.at("spec").as_object().contains("colour"));
+  auto invalid = create(
+      "/apis/example.com/v1/namespaces/default/widgets",
+      R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w5"},"spec":{"size":0}})");
+  EXPECT_EQ(invalid.status, 422);
+  EXPECT_EQ(invalid.body.at("message"),
+            "Widget.example.com \"w5\" is invalid: spec.size: Invalid value: 0: spec.size in body "
+            "should be greater than or equal to 1");
+  auto openapi = call("GET", "/openapi/v3");
+  const std::string docUrl(
+      openapi.body.at("paths").at("apis/example.com/v1").at("serverRelativeURL").as_string());
+  auto doc = call("GET", docUrl);
+  const auto& patchOp = doc.body.at("paths")
+                            .at("/apis/example.com/v1/namespaces/{namespace}/widgets/{name}")
+                            .at("patch");
+  EXPECT_EQ(patchOp.at("x-kubernetes-group-version-kind").at("kind"), "Widget");
+  EXPECT_EQ(patchOp.at("parameters").at(2).at("name"), "fieldValidation");
+  EXPECT_EQ(doc.body.at("components")
+                .at("schemas")
+                .at("com.example.v1.Widget")
+                .at("properties")
+                .at("spec")
+                .at("properties")
+                .at("size")
+                .at("minimum"),
+            1);
   EXPECT_EQ(call("PATCH", "/apis/example.com/v1/namespaces/default/widgets/w1", "{}",
-                 "application/strategic-merge-patch+json").status,
+                 "application/strategic-merge-patch+json")
+                .status,
             415);  // as kube-apiserver: no strategic merge for custom resources
-  EXPECT_EQ(call("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com").status, 200);
+  EXPECT_EQ(
+      call("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com")
+          .status,
+      200);
   EXPECT_EQ(call("GET", "/apis/example.com/v1/namespaces/default/widgets").status, 404);
   ASSERT_EQ(create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", kCrd).status, 201);
-  EXPECT_TRUE(call("GET", "/apis/example.com/v1/namespaces/default/widgets").body.at("items").as_array().empty());
+  EXPECT_TRUE(call("GET", "/apis/example.com/v1/namespaces/default/widgets")
+                  .body.at("items")
+                  .as_array()
+                  .empty());
 }
 
 // Reads watch events until `count` arrived (or the stream ended).
@@ -359,14 +425,19 @@ TEST_F(ApiFixture, WatchFromAVersionSeesLaterChangesAndBookmarks) {
   std::thread writer([&] {
     net::HttpClient other(io_.io().get_executor(), net::parseEndpoint(server_->url()).value(), {});
     for (const char* name : {"after1", "after2"}) {
-      net::HttpRequest req{"POST", "/api/v1/namespaces/default/configmaps",
-                           {{"Authorization", "Bearer secret-token"}, {"Content-Type", "application/json"}},
-                           configMap(name)};
+      net::HttpRequest req{
+          "POST",
+          "/api/v1/namespaces/default/configmaps",
+          {{"Authorization", "Bearer secret-token"}, {"Content-Type", "application/json"}},
+          configMap(name)};
       EXPECT_TRUE(io_.run(other.request(std::move(req), 5s)));
     }
   });
-  auto events = readEvents(io_, *client_,
-                           "/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv, 3);
+  auto events = readEvents(
+      io_, *client_,
+      "/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=" +
+          rv,
+      3);
   writer.join();
   std::vector<std::string> seen;
   for (const auto& e : events) {
@@ -379,15 +450,19 @@ TEST_F(ApiFixture, WatchFromAVersionSeesLaterChangesAndBookmarks) {
 
 TEST_F(ApiFixture, WatchWithoutVersionStartsWithTheCurrentState) {
   ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", configMap("one")).status, 201);
-  auto events = readEvents(io_, *client_, "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", 10);
+  auto events = readEvents(io_, *client_,
+                           "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", 10);
   ASSERT_EQ(events.size(), 1u);  // the synthetic ADDED, then the stream ends after 1s
   EXPECT_EQ(events[0].at("type"), "ADDED");
 }
 
 TEST_F(ApiFixture, WatchFromATooOldVersionIsGone) {
   for (int i = 0; i < 60; ++i)  // more than the 50-event window
-    ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", configMap("cm" + std::to_string(i))).status, 201);
-  auto events = readEvents(io_, *client_, "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=2", 1);
+    ASSERT_EQ(
+        create("/api/v1/namespaces/default/configmaps", configMap("cm" + std::to_string(i))).status,
+        201);
+  auto events = readEvents(io_, *client_,
+                           "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=2", 1);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].at("type"), "ERROR");
   EXPECT_EQ(events[0].at("object").at("code"), 410);

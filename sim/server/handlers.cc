@@ -9,6 +9,7 @@
 #include "api/yaml.h"
 #include "sim/server/internal.h"
 #include "sim/server/patch.h"
+#include "sim/server/schema.h"
 #include "sim/server/status.h"
 
 namespace flotilla::sim {
@@ -23,6 +24,14 @@ const std::string kCrds = "apiextensions.k8s.io/customresourcedefinitions";
 
 api::Result<json::object> parseObjectBody(const net::HttpRequest& http) {
   const std::string_view type = http.header("Content-Type");
+  // JSON and YAML only. Protobuf gets 415, on which client-go (kubectl) retries with JSON.
+  if (!type.empty() && type.find("json") == std::string_view::npos &&
+      type.find("yaml") == std::string_view::npos)
+    return api::Error{api::reason::kUnsupportedMediaType,
+                      415,
+                      "the body of the request was in an unknown format - accepted media types "
+                      "include: application/json, application/yaml",
+                      {}};
   json::value value;
   if (type.find("yaml") != std::string_view::npos) {
     auto docs = api::parseManifests(http.body);
@@ -89,11 +98,12 @@ api::Result<json::object> ApiServer::get(Request& req) {
   auto object = store_.get(req.key());
   if (!object) return notFound(r, req.path.name);
   if (req.path.subresource == "scale") {
-    json::object scale{{"kind", "Scale"},
-                       {"apiVersion", "autoscaling/v1"},
-                       {"metadata", json::object{{"name", req.path.name},
-                                                 {"namespace", req.path.namespace_},
-                                                 {"resourceVersion", metaString(*object, "resourceVersion")}}}};
+    json::object scale{
+        {"kind", "Scale"},
+        {"apiVersion", "autoscaling/v1"},
+        {"metadata", json::object{{"name", req.path.name},
+                                  {"namespace", req.path.namespace_},
+                                  {"resourceVersion", metaString(*object, "resourceVersion")}}}};
     const json::value root(*object);
     auto replicas = evalJsonPath(root, ".spec.replicas");
     scale["spec"] = json::object{{"replicas", replicas ? *replicas : json::value(1)}};
@@ -113,7 +123,8 @@ api::Result<json::object> ApiServer::list(Request& req) {
   size_t begin = 0;
   if (const std::string token = req.param("continue"); !token.empty()) {
     auto decoded = decodeContinue(token);
-    if (!decoded) return badRequest("continue key is not valid: incorrect encoded start resourceVersion");
+    if (!decoded)
+      return badRequest("continue key is not valid: incorrect encoded start resourceVersion");
     while (begin < listed.items.size()) {
       const auto& o = listed.items[begin];
       if (metaString(o, "namespace") + "/" + metaString(o, "name") > decoded->start) break;
@@ -122,8 +133,8 @@ api::Result<json::object> ApiServer::list(Request& req) {
   }
   size_t end = listed.items.size();
   json::object listMeta{{"resourceVersion", std::to_string(listed.resourceVersion)}};
-  if (auto limit = parseVersion(req.param("limit")); limit && *limit > 0 &&
-                                                      begin + static_cast<size_t>(*limit) < end) {
+  if (auto limit = parseVersion(req.param("limit"));
+      limit && *limit > 0 && begin + static_cast<size_t>(*limit) < end) {
     end = begin + static_cast<size_t>(*limit);
     const auto& last = listed.items[end - 1];
     listMeta["continue"] = encodeContinue(
@@ -160,7 +171,8 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
   const std::string kind = object.contains("kind") && object.at("kind").is_string()
                                ? std::string(object.at("kind").as_string())
                                : "";
-  if (kind.empty()) return badRequest("Object 'Kind' is missing in '" + req.http.body.substr(0, 200) + "'");
+  if (kind.empty())
+    return badRequest("Object 'Kind' is missing in '" + req.http.body.substr(0, 200) + "'");
   if (kind != r.kind)
     return badRequest("the kind in the data (" + kind + ") does not match the expected kind (" +
                       r.kind + ")");
@@ -181,23 +193,30 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
   if (name.empty()) {
     const std::string generate = metaString(object, "generateName");
     if (generate.empty())
-      return invalidObject(r, "", {{"metadata.name", "Required value: name or generateName is required"}});
+      return invalidObject(r, "",
+                           {{"metadata.name", "Required value: name or generateName is required"}});
     name = generate + generateSuffix();
     meta["name"] = name;
   }
   if (!api::isDns1123Subdomain(name))
-    return invalidObject(r, name, {{"metadata.name", "Invalid value: \"" + name + "\": " +
-                                                        api::dns1123SubdomainMessage(name)}});
+    return invalidObject(r, name,
+                         {{"metadata.name", "Invalid value: \"" + name +
+                                                "\": " + api::dns1123SubdomainMessage(name)}});
   if (!metaString(object, "resourceVersion").empty())
-    return invalidObject(r, name, {{"metadata.resourceVersion", "Invalid value: \"" +
-                                                                   metaString(object, "resourceVersion") +
-                                                                   "\": must be empty"}});
+    return invalidObject(
+        r, name,
+        {{"metadata.resourceVersion",
+          "Invalid value: \"" + metaString(object, "resourceVersion") + "\": must be empty"}});
   if (r.namespaced) {
     auto ns = store_.get({kNamespaces, "", req.path.namespace_});
-    if (!ns) return api::Error{api::reason::kNotFound, 404, "namespaces \"" + req.path.namespace_ + "\" not found", {}};
+    if (!ns)
+      return api::Error{
+          api::reason::kNotFound, 404, "namespaces \"" + req.path.namespace_ + "\" not found", {}};
     if (!metaString(*ns, "deletionTimestamp").empty())
-      return api::Error{api::reason::kForbidden, 403,
-                        qualifiedResource(r) + " \"" + name + "\" is forbidden: unable to create new content in namespace " +
+      return api::Error{api::reason::kForbidden,
+                        403,
+                        qualifiedResource(r) + " \"" + name +
+                            "\" is forbidden: unable to create new content in namespace " +
                             req.path.namespace_ + " because it is being terminated",
                         {}};
   }
@@ -220,22 +239,30 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
     if (!error.empty()) return invalidObject(r, name, {{"spec", error}});
     const auto& first = served.front();
     if (name != first.resource + "." + first.group)
-      return invalidObject(r, name, {{"metadata.name", "Invalid value: \"" + name +
-                                                          "\": must be spec.names.plural+\".\"+spec.group"}});
+      return invalidObject(
+          r, name,
+          {{"metadata.name",
+            "Invalid value: \"" + name + "\": must be spec.names.plural+\".\"+spec.group"}});
     json::object names = object.at("spec").at("names").as_object();
     object["status"] = json::object{
         {"conditions",
-         json::array{json::object{{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"},
+         json::array{json::object{{"type", "NamesAccepted"},
+                                  {"status", "True"},
+                                  {"reason", "NoConflicts"},
                                   {"message", "no conflicts found"},
                                   {"lastTransitionTime", api::formatRfc3339(options_.now())}},
-                     json::object{{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
+                     json::object{{"type", "Established"},
+                                  {"status", "True"},
+                                  {"reason", "InitialNamesAccepted"},
                                   {"message", "the initial names have been accepted"},
                                   {"lastTransitionTime", api::formatRfc3339(options_.now())}}}},
         {"acceptedNames", std::move(names)},
         {"storedVersions", json::array{json::value(first.version)}}};
   }
+  if (auto admitted = admitCustom(r, object, req); !admitted) return admitted.error();
   if (req.dryRun) return std::pair<int, json::object>{201, servedAs(std::move(object), r)};
-  auto written = store_.create({r.storageKey(), r.namespaced ? req.path.namespace_ : "", name}, std::move(object));
+  auto written = store_.create({r.storageKey(), r.namespaced ? req.path.namespace_ : "", name},
+                               std::move(object));
   if (!written) {
     if (written.error().reason == api::reason::kAlreadyExists) return alreadyExists(r, name);
     return written.error();
@@ -289,7 +316,9 @@ api::Result<json::object> ApiServer::write(const ResourceInfo& r, const ObjectKe
     auto removed = store_.remove(key, version);
     if (!removed) {
       if (removed.error().reason == api::reason::kConflict)
-        return conflict(r, key.name, "the object has been modified; please apply your changes to the latest version and try again");
+        return conflict(r, key.name,
+                        "the object has been modified; please apply your changes to the latest "
+                        "version and try again");
       return removed.error();
     }
     seq = removed->commitSeq;
@@ -297,7 +326,8 @@ api::Result<json::object> ApiServer::write(const ResourceInfo& r, const ObjectKe
     // The last object of a terminating namespace lets the namespace go.
     if (r.namespaced) {
       auto ns = store_.get({kNamespaces, "", key.namespace_});
-      if (ns && !metaString(*ns, "deletionTimestamp").empty()) deleteNamespaceContents(key.namespace_, seq);
+      if (ns && !metaString(*ns, "deletionTimestamp").empty())
+        deleteNamespaceContents(key.namespace_, seq);
     }
     if (r.storageKey() == kCrds) onCrdChanged(current, true, seq);
     return servedAs(std::move(removed->object), r);
@@ -306,7 +336,9 @@ api::Result<json::object> ApiServer::write(const ResourceInfo& r, const ObjectKe
   auto written = store_.update(key, std::move(out), version);
   if (!written) {
     if (written.error().reason == api::reason::kConflict)
-      return conflict(r, key.name, "the object has been modified; please apply your changes to the latest version and try again");
+      return conflict(r, key.name,
+                      "the object has been modified; please apply your changes to the latest "
+                      "version and try again");
     return written.error();
   }
   seq = written->commitSeq;
@@ -318,14 +350,16 @@ api::Result<json::object> ApiServer::update(Request& req, uint64_t& seq) {
   const auto& r = *req.resource;
   auto body = parseObjectBody(req.http);
   if (!body) return body.error();
-  if (req.path.subresource == "scale") return methodNotAllowed("update the scale subresource with PATCH or via spec.replicas");
+  if (req.path.subresource == "scale")
+    return methodNotAllowed("update the scale subresource with PATCH or via spec.replicas");
   const std::string name = metaString(*body, "name");
   if (name != req.path.name)
     return badRequest("the name of the object (" + name + ") does not match the name on the URL (" +
                       req.path.name + ")");
   const std::string ns = metaString(*body, "namespace");
   if (r.namespaced && !ns.empty() && ns != req.path.namespace_)
-    return badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    return badRequest(
+        "the namespace of the provided object does not match the namespace sent on the request");
   const std::string rv = metaString(*body, "resourceVersion");
   std::optional<int64_t> expected;
   if (!rv.empty()) {
@@ -336,12 +370,19 @@ api::Result<json::object> ApiServer::update(Request& req, uint64_t& seq) {
     auto current = store_.get(req.key());
     if (!current) return notFound(r, req.path.name);
     if (expected && *expected != storedVersion(*current))
-      return conflict(r, req.path.name, "the object has been modified; please apply your changes to the latest version and try again");
-    auto result = write(r, req.key(), *current, *body,
+      return conflict(r, req.path.name,
+                      "the object has been modified; please apply your changes to the latest "
+                      "version and try again");
+    json::object next = *body;
+    if (req.path.subresource.empty()) {
+      if (auto admitted = admitCustom(r, next, req); !admitted) return admitted.error();
+    }
+    auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);
     // Without a resourceVersion the update is unconditional: lost races are retried here.
-    if (!result && result.error().reason == api::reason::kConflict && !expected && attempt < kWriteRetries)
+    if (!result && result.error().reason == api::reason::kConflict && !expected &&
+        attempt < kWriteRetries)
       continue;
     return result;
   }
@@ -355,7 +396,8 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
   json::value patchDoc;
   if (media == "application/apply-patch+yaml") {
     auto docs = api::parseManifests(req.http.body);
-    if (!docs || docs->size() != 1) return badRequest("the apply patch must be one YAML or JSON object");
+    if (!docs || docs->size() != 1)
+      return badRequest("the apply patch must be one YAML or JSON object");
     patchDoc = std::move(docs->front().value);
     if (req.param("fieldManager").empty())
       return badRequest("PATCH, application/apply-patch+yaml: fieldManager is required");
@@ -366,7 +408,8 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
   for (int attempt = 0;; ++attempt) {
     auto current = store_.get(req.key());
     if (!current) {
-      if (media == "application/apply-patch+yaml" && patchDoc.is_object() && req.path.subresource.empty()) {
+      if (media == "application/apply-patch+yaml" && patchDoc.is_object() &&
+          req.path.subresource.empty()) {
         // Server-side apply creates what does not exist yet.
         net::HttpRequest createHttp = req.http;
         createHttp.body = json::serialize(patchDoc);
@@ -386,13 +429,16 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
       if (patchDoc.is_object())
         if (const auto* spec = patchDoc.as_object().if_contains("spec"); spec && spec->is_object())
           replicas = spec->as_object().if_contains("replicas");
-      if (!replicas || !replicas->is_int64()) return badRequest("a scale patch must set spec.replicas");
+      if (!replicas || !replicas->is_int64())
+        return badRequest("a scale patch must set spec.replicas");
       json::object next = *current;
       auto& spec = next["spec"];
       if (!spec.is_object()) spec = json::object{};
       spec.as_object()["replicas"] = *replicas;
-      auto result = write(r, req.key(), *current, std::move(next), WriteKind::kMain, req.dryRun, seq);
-      if (!result && result.error().reason == api::reason::kConflict && attempt < kWriteRetries) continue;
+      auto result =
+          write(r, req.key(), *current, std::move(next), WriteKind::kMain, req.dryRun, seq);
+      if (!result && result.error().reason == api::reason::kConflict && attempt < kWriteRetries)
+        continue;
       if (!result) return result.error();
       Request getReq{req.http, req.query, req.path, req.resource};
       return get(getReq);
@@ -405,18 +451,23 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
     } else if (media == "application/strategic-merge-patch+json" ||
                media == "application/apply-patch+yaml") {
       if (r.custom && media != "application/apply-patch+yaml")
-        return api::Error{api::reason::kUnsupportedMediaType, 415,
-                          "the body of the request was in an unknown format - accepted media types include: "
-                          "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
-                          {}};
+        return api::Error{
+            api::reason::kUnsupportedMediaType,
+            415,
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json-patch+json, application/merge-patch+json, "
+            "application/apply-patch+yaml",
+            {}};
       patched = r.custom ? applyMergePatch(std::move(base), patchDoc)
                          : applyStrategicMergePatch(std::move(base), patchDoc);
     } else {
-      return api::Error{api::reason::kUnsupportedMediaType, 415,
-                        "the body of the request was in an unknown format - accepted media types include: "
-                        "application/json-patch+json, application/merge-patch+json, "
-                        "application/apply-patch+yaml, application/strategic-merge-patch+json",
-                        {}};
+      return api::Error{
+          api::reason::kUnsupportedMediaType,
+          415,
+          "the body of the request was in an unknown format - accepted media types include: "
+          "application/json-patch+json, application/merge-patch+json, "
+          "application/apply-patch+yaml, application/strategic-merge-patch+json",
+          {}};
     }
     if (!patched) return patched.error();
     if (!patched->is_object()) return badRequest("the patched object is not a JSON object");
@@ -424,11 +475,17 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
     // A resourceVersion in the patch is a precondition.
     const std::string rv = metaString(next, "resourceVersion");
     if (!rv.empty() && rv != metaString(*current, "resourceVersion"))
-      return conflict(r, req.path.name, "the object has been modified; please apply your changes to the latest version and try again");
+      return conflict(r, req.path.name,
+                      "the object has been modified; please apply your changes to the latest "
+                      "version and try again");
+    if (req.path.subresource.empty()) {
+      if (auto admitted = admitCustom(r, next, req); !admitted) return admitted.error();
+    }
     auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);
-    if (!result && result.error().reason == api::reason::kConflict && rv.empty() && attempt < kWriteRetries)
+    if (!result && result.error().reason == api::reason::kConflict && rv.empty() &&
+        attempt < kWriteRetries)
       continue;
     return result;
   }
@@ -442,16 +499,21 @@ api::Result<json::object> ApiServer::remove(Request& req, uint64_t& seq) {
   if (!req.http.body.empty()) {
     boost::system::error_code ec;
     auto options = json::parse(req.http.body, ec);
-    if (ec || !options.is_object()) return badRequest("invalid DeleteOptions: " + (ec ? ec.message() : std::string("not an object")));
+    if (ec || !options.is_object())
+      return badRequest("invalid DeleteOptions: " +
+                        (ec ? ec.message() : std::string("not an object")));
     const auto& o = options.as_object();
-    if (const auto* p = o.if_contains("propagationPolicy"); p && p->is_string()) propagation = p->as_string();
-    if (const auto* d = o.if_contains("dryRun"); d && d->is_array() && !d->as_array().empty()) req.dryRun = true;
+    if (const auto* p = o.if_contains("propagationPolicy"); p && p->is_string())
+      propagation = p->as_string();
+    if (const auto* d = o.if_contains("dryRun"); d && d->is_array() && !d->as_array().empty())
+      req.dryRun = true;
     if (const auto* pre = o.if_contains("preconditions"); pre && pre->is_object()) {
       if (const auto* v = pre->as_object().if_contains("resourceVersion"); v && v->is_string()) {
         expectedVersion = parseVersion(v->as_string());
         if (!expectedVersion) return badRequest("invalid precondition resourceVersion");
       }
-      if (const auto* u = pre->as_object().if_contains("uid"); u && u->is_string()) expectedUid = u->as_string();
+      if (const auto* u = pre->as_object().if_contains("uid"); u && u->is_string())
+        expectedUid = u->as_string();
     }
   }
   if (propagation.empty()) propagation = "Background";
@@ -469,16 +531,18 @@ api::Result<json::object> ApiServer::deleteObject(const ResourceInfo& r, const O
     auto current = store_.get(key);
     if (!current) return notFound(r, key.name);
     if (!expectedUid.empty() && expectedUid != metaString(*current, "uid"))
-      return conflict(r, key.name, "Precondition failed: UID in precondition: " + expectedUid +
-                                       ", UID in object meta: " + metaString(*current, "uid"));
+      return conflict(r, key.name,
+                      "Precondition failed: UID in precondition: " + expectedUid +
+                          ", UID in object meta: " + metaString(*current, "uid"));
     if (expectedVersion && *expectedVersion != storedVersion(*current))
-      return conflict(r, key.name, "Precondition failed: ResourceVersion in precondition: " +
-                                       std::to_string(*expectedVersion) +
-                                       ", ResourceVersion in object meta: " +
-                                       metaString(*current, "resourceVersion"));
+      return conflict(r, key.name,
+                      "Precondition failed: ResourceVersion in precondition: " +
+                          std::to_string(*expectedVersion) + ", ResourceVersion in object meta: " +
+                          metaString(*current, "resourceVersion"));
     if (dryRun) return servedAs(std::move(*current), r);
     if (propagation == "Orphan") collectDependents(metaString(*current, "uid"), "Orphan", seq);
-    if (propagation == "Foreground") collectDependents(metaString(*current, "uid"), "Foreground", seq);
+    if (propagation == "Foreground")
+      collectDependents(metaString(*current, "uid"), "Foreground", seq);
     // A namespace is always finalized by the server: Terminating until its contents are gone.
     const bool isNamespace = r.storageKey() == kNamespaces;
     if (hasFinalizers(*current) || isNamespace) {
@@ -506,7 +570,8 @@ api::Result<json::object> ApiServer::deleteObject(const ResourceInfo& r, const O
       return removed.error();
     }
     seq = removed->commitSeq;
-    if (propagation == "Background") collectDependents(metaString(*current, "uid"), "Background", seq);
+    if (propagation == "Background")
+      collectDependents(metaString(*current, "uid"), "Background", seq);
     if (r.storageKey() == kNamespaces) deleteNamespaceContents(key.name, seq);
     if (r.storageKey() == kCrds) onCrdChanged(*current, true, seq);
     return servedAs(std::move(removed->object), r);
@@ -522,14 +587,40 @@ api::Result<json::object> ApiServer::removeCollection(Request& req, uint64_t& se
   json::array items;
   for (const auto& o : listed.items) {
     ObjectKey key{r.storageKey(), metaString(o, "namespace"), metaString(o, "name")};
-    auto deleted = deleteObject(r, key, req.param("propagationPolicy").empty() ? "Background" : req.param("propagationPolicy"),
-                                std::nullopt, "", req.dryRun, seq);
+    auto deleted = deleteObject(
+        r, key,
+        req.param("propagationPolicy").empty() ? "Background" : req.param("propagationPolicy"),
+        std::nullopt, "", req.dryRun, seq);
     if (deleted) items.push_back(std::move(*deleted));
   }
-  return json::object{{"kind", r.listKind},
-                      {"apiVersion", r.groupVersion()},
-                      {"metadata", json::object{{"resourceVersion", std::to_string(store_.resourceVersion())}}},
-                      {"items", std::move(items)}};
+  return json::object{
+      {"kind", r.listKind},
+      {"apiVersion", r.groupVersion()},
+      {"metadata", json::object{{"resourceVersion", std::to_string(store_.resourceVersion())}}},
+      {"items", std::move(items)}};
+}
+
+api::Result<void> ApiServer::admitCustom(const ResourceInfo& r, json::object& object,
+                                         Request& req) {
+  if (!r.custom || !r.schema) return {};
+  auto outcome = applySchema(object, *r.schema);
+  if (!outcome.unknown.empty()) {
+    const std::string mode = req.param("fieldValidation");
+    if (mode == "Strict") {
+      std::string message = r.kind + " in version \"" + r.version + "\" cannot be handled as a " +
+                            r.kind + ": strict decoding error: ";
+      for (size_t i = 0; i < outcome.unknown.size(); ++i)
+        message += (i ? ", " : "") + std::string("unknown field \"") + outcome.unknown[i] + "\"";
+      return badRequest(message);
+    }
+    if (mode != "Ignore") {
+      for (const auto& field : outcome.unknown)
+        req.warnings.push_back("unknown field \"" + field + "\"");
+    }
+  }
+  if (!outcome.errors.empty())
+    return invalidObject(r, metaString(object, "name"), std::move(outcome.errors));
+  return {};
 }
 
 void ApiServer::collectDependents(const std::string& ownerUid, const std::string& propagation,
@@ -542,7 +633,8 @@ void ApiServer::collectDependents(const std::string& ownerUid, const std::string
     seen.push_back(collection);
     auto dependents = store_.list(collection, "", [&](const json::object& o) {
       const auto* m = o.if_contains("metadata");
-      const auto* refs = m && m->is_object() ? m->as_object().if_contains("ownerReferences") : nullptr;
+      const auto* refs =
+          m && m->is_object() ? m->as_object().if_contains("ownerReferences") : nullptr;
       if (!refs || !refs->is_array()) return false;
       for (const auto& ref : refs->as_array()) {
         const auto* uid = ref.is_object() ? ref.as_object().if_contains("uid") : nullptr;
@@ -585,7 +677,8 @@ void ApiServer::deleteNamespaceContents(const std::string& ns, uint64_t& seq) {
       auto deleted = deleteObject(*r, {collection, ns, metaString(o, "name")}, "Background",
                                   std::nullopt, "", false, s);
       seq = std::max(seq, s);
-      if (deleted && !metaString(*deleted, "deletionTimestamp").empty() && store_.get({collection, ns, metaString(o, "name")}))
+      if (deleted && !metaString(*deleted, "deletionTimestamp").empty() &&
+          store_.get({collection, ns, metaString(o, "name")}))
         remaining = true;
     }
   }
@@ -595,7 +688,8 @@ void ApiServer::deleteNamespaceContents(const std::string& ns, uint64_t& seq) {
   if (remaining) {
     json::object next = *namespaceObject;
     next["status"] = json::object{{"phase", "Terminating"}};
-    if (auto w = store_.update({kNamespaces, "", ns}, std::move(next), storedVersion(*namespaceObject)))
+    if (auto w =
+            store_.update({kNamespaces, "", ns}, std::move(next), storedVersion(*namespaceObject)))
       seq = w->commitSeq;
     return;
   }
@@ -609,7 +703,8 @@ void ApiServer::onCrdChanged(const json::object& crd, bool deleted, uint64_t& se
   if (deleted) {
     registry_.removeCustom(name);
     if (!served.empty()) {
-      if (auto removed = store_.removeAll(served.front().storageKey())) seq = std::max(seq, *removed);
+      if (auto removed = store_.removeAll(served.front().storageKey()))
+        seq = std::max(seq, *removed);
     }
     return;
   }

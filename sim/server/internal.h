@@ -22,7 +22,8 @@ struct ApiServer::Request {
   bool dryRun = false;
   bool wantsTable = false;
   IncludeObject include = IncludeObject::kMetadata;
-  int responseStatus = 200;  // 201 when a server-side apply created the object
+  int responseStatus = 200;           // 201 when a server-side apply created the object
+  std::vector<std::string> warnings;  // sent as `Warning: 299 - "..."` headers
 
   ObjectKey key() const {
     return {resource->storageKey(), resource->namespaced ? path.namespace_ : "", path.name};

@@ -34,7 +34,8 @@ std::optional<std::vector<std::string>> pointerTokens(std::string_view pointer) 
   size_t i = 1;
   while (true) {
     const size_t end = pointer.find('/', i);
-    std::string token(pointer.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
+    std::string token(
+        pointer.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
     std::string decoded;
     for (size_t k = 0; k < token.size(); ++k) {
       if (token[k] == '~' && k + 1 < token.size() && (token[k + 1] == '0' || token[k + 1] == '1')) {
@@ -203,7 +204,8 @@ json::value strategicMerge(json::value target, const json::value& patch, const s
     if (key == "$patch" || key == "$retainKeys" || key.rfind("$setElementOrder/", 0) == 0) continue;
     if (key.rfind("$deleteFromPrimitiveList/", 0) == 0) {
       const std::string list = key.substr(std::string("$deleteFromPrimitiveList/").size());
-      if (auto* existing = t.if_contains(list); existing && existing->is_array() && value.is_array()) {
+      if (auto* existing = t.if_contains(list);
+          existing && existing->is_array() && value.is_array()) {
         auto& a = existing->as_array();
         for (const auto& remove : value.as_array())
           a.erase(std::remove(a.begin(), a.end(), remove), a.end());
@@ -244,7 +246,8 @@ api::Result<json::value> applyJsonPatch(json::value target, const json::value& o
     if (!name || !name->is_string() || !path || !path->is_string())
       return patchError(where + ": \"op\" and \"path\" are required");
     auto tokens = pointerTokens(path->as_string());
-    if (!tokens) return patchError(where + ": invalid path \"" + std::string(path->as_string()) + "\"");
+    if (!tokens)
+      return patchError(where + ": invalid path \"" + std::string(path->as_string()) + "\"");
     const std::string verb(name->as_string());
     const json::value* value = op->if_contains("value");
     auto missing = [&] {

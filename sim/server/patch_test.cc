@@ -12,7 +12,8 @@ namespace json = boost::json;
 json::value j(const char* text) { return json::parse(text); }
 
 TEST(MergePatch, Rfc7386Examples) {
-  auto r = applyMergePatch(j(R"({"a":"b","c":{"d":"e","f":"g"}})"), j(R"({"a":"z","c":{"f":null}})"));
+  auto r =
+      applyMergePatch(j(R"({"a":"b","c":{"d":"e","f":"g"}})"), j(R"({"a":"z","c":{"f":null}})"));
   ASSERT_TRUE(r);
   EXPECT_EQ(*r, j(R"({"a":"z","c":{"d":"e"}})"));
   EXPECT_EQ(*applyMergePatch(j(R"({"a":[1,2]})"), j(R"({"a":[3]})")), j(R"({"a":[3]})"));
@@ -31,7 +32,9 @@ TEST(JsonPatch, AddRemoveReplaceMoveCopyTest) {
     {"op":"add","path":"/metadata","value":{"labels":{"a/b":"c"}}}
   ])"));
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(*r, j(R"({"spec":{"replicas":3,"list":[0,2,3]},"moved":3,"metadata":{"labels":{"a/b":"c"}}})"));
+  EXPECT_EQ(
+      *r,
+      j(R"({"spec":{"replicas":3,"list":[0,2,3]},"moved":3,"metadata":{"labels":{"a/b":"c"}}})"));
 }
 
 TEST(JsonPatch, ErrorsNameTheOperation) {
@@ -69,7 +72,9 @@ TEST(StrategicMergePatch, DirectivesAndPlainLists) {
       j(R"({"metadata":{"finalizers":["b","a"],"labels":{"y":null}},
             "spec":{"$deleteFromPrimitiveList/args":["p"],"tolerations":[{"key":"z"}]}})"));
   ASSERT_TRUE(r);
-  EXPECT_EQ(*r, j(R"({"metadata":{"finalizers":["a","b"],"labels":{"x":"1"}},"spec":{"args":["q"],"tolerations":[{"key":"z"}]}})"));
+  EXPECT_EQ(
+      *r,
+      j(R"({"metadata":{"finalizers":["a","b"],"labels":{"x":"1"}},"spec":{"args":["q"],"tolerations":[{"key":"z"}]}})"));
   auto replaced = applyStrategicMergePatch(j(R"({"spec":{"a":1,"b":2}})"),
                                            j(R"({"spec":{"$patch":"replace","c":3}})"));
   EXPECT_EQ(*replaced, j(R"({"spec":{"c":3}})"));

@@ -9,9 +9,9 @@ namespace json = boost::json;
 
 namespace {
 
-ResourceInfo builtin(std::string group, std::string version, std::string resource,
-                     std::string kind, bool namespaced, std::vector<std::string> shortNames = {},
-                     bool status = false, std::vector<PrinterColumn> columns = {}) {
+ResourceInfo builtin(std::string group, std::string version, std::string resource, std::string kind,
+                     bool namespaced, std::vector<std::string> shortNames = {}, bool status = false,
+                     std::vector<PrinterColumn> columns = {}) {
   ResourceInfo r;
   r.group = std::move(group);
   r.version = std::move(version);
@@ -58,9 +58,9 @@ ResourceRegistry::ResourceRegistry() {
                age}),
       builtin("coordination.k8s.io", "v1", "leases", "Lease", true),
       builtin("events.k8s.io", "v1", "events", "Event", true, {"ev"}),
-      builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions",
-              "CustomResourceDefinition", false, {"crd", "crds"}, true,
-              {{"Created At", "date", ".metadata.creationTimestamp", "", 0}}),
+      builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
+              false, {"crd", "crds"}, true,
+              {{"Created At", "timestamp", ".metadata.creationTimestamp", "", 0}}),
       builtin("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
               "ValidatingWebhookConfiguration", false, {}, false,
               {{"Webhooks", "integer", ".webhooks.length", "", 0}, age}),
@@ -103,7 +103,8 @@ std::shared_ptr<const ResourceInfo> ResourceRegistry::findKind(const std::string
 std::vector<std::shared_ptr<const ResourceInfo>> ResourceRegistry::all() const {
   std::shared_lock lock(mutex_);
   auto out = builtins_;
-  for (const auto& [crd, resources] : custom_) out.insert(out.end(), resources.begin(), resources.end());
+  for (const auto& [crd, resources] : custom_)
+    out.insert(out.end(), resources.begin(), resources.end());
   return out;
 }
 
@@ -121,11 +122,13 @@ void ResourceRegistry::setCustom(const std::string& crdName, std::vector<Resourc
   for (auto& r : served) resources.push_back(std::make_shared<const ResourceInfo>(std::move(r)));
   std::unique_lock lock(mutex_);
   custom_[crdName] = std::move(resources);
+  ++generation_;
 }
 
 void ResourceRegistry::removeCustom(const std::string& crdName) {
   std::unique_lock lock(mutex_);
   custom_.erase(crdName);
+  ++generation_;
 }
 
 namespace {
@@ -208,7 +211,8 @@ std::vector<ResourceInfo> resourcesFromCrd(const json::object& crd, std::string&
       }
     }
     if (const auto* schema = version.if_contains("schema"); schema && schema->is_object()) {
-      if (const auto* v3 = schema->as_object().if_contains("openAPIV3Schema"); v3 && v3->is_object())
+      if (const auto* v3 = schema->as_object().if_contains("openAPIV3Schema");
+          v3 && v3->is_object())
         r.schema = std::make_shared<const json::object>(v3->as_object());
     }
     out.push_back(std::move(r));

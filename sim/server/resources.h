@@ -2,6 +2,7 @@
 // established CustomResourceDefinition. Thread-safe: CRDs come and go while requests run.
 #pragma once
 
+#include <atomic>
 #include <boost/json/object.hpp>
 #include <map>
 #include <memory>
@@ -14,7 +15,7 @@ namespace flotilla::sim {
 
 struct PrinterColumn {
   std::string name;
-  std::string type;  // string, integer, number, boolean, date
+  std::string type;  // string, integer, number, boolean, date (shown as an age), timestamp (as is)
   std::string jsonPath;
   std::string description;
   int priority = 0;  // > 0: only with -o wide
@@ -31,7 +32,7 @@ struct ResourceInfo {
   std::vector<std::string> shortNames;
   std::vector<std::string> categories;
   bool statusSubresource = false;
-  bool scaleSubresource = false;  // apps: spec.replicas / status.replicas
+  bool scaleSubresource = false;       // apps: spec.replicas / status.replicas
   std::vector<PrinterColumn> columns;  // besides NAME (and AGE, added when no column is a date)
   // For custom resources: the version's openAPIV3Schema (validation, defaults, pruning).
   std::shared_ptr<const boost::json::object> schema;
@@ -57,9 +58,12 @@ class ResourceRegistry {
   // Replaces every resource of the CRD named `crdName` ("widgets.example.com") with `served`.
   void setCustom(const std::string& crdName, std::vector<ResourceInfo> served);
   void removeCustom(const std::string& crdName);
+  // Changes whenever the set of custom resources changes (OpenAPI document hashes).
+  uint64_t generation() const { return generation_.load(); }
 
  private:
   mutable std::shared_mutex mutex_;
+  std::atomic<uint64_t> generation_{1};
   std::vector<std::shared_ptr<const ResourceInfo>> builtins_;
   std::map<std::string, std::vector<std::shared_ptr<const ResourceInfo>>> custom_;
 };

@@ -14,12 +14,15 @@ api::Error notFound(const ResourceInfo& r, const std::string& name) {
 }
 
 api::Error alreadyExists(const ResourceInfo& r, const std::string& name) {
-  return {api::reason::kAlreadyExists, 409,
-          qualifiedResource(r) + " \"" + name + "\" already exists", {}};
+  return {api::reason::kAlreadyExists,
+          409,
+          qualifiedResource(r) + " \"" + name + "\" already exists",
+          {}};
 }
 
 api::Error conflict(const ResourceInfo& r, const std::string& name, const std::string& why) {
-  return {api::reason::kConflict, 409,
+  return {api::reason::kConflict,
+          409,
           "Operation cannot be fulfilled on " + qualifiedResource(r) + " \"" + name + "\": " + why,
           {}};
 }
@@ -63,7 +66,8 @@ json::object statusBody(const api::Error& error, const ResourceInfo* resource,
   if (!error.causes.empty()) {
     json::array causes;
     for (const auto& c : error.causes)
-      causes.push_back(json::object{{"reason", "FieldValueInvalid"}, {"message", c.message}, {"field", c.field}});
+      causes.push_back(json::object{
+          {"reason", "FieldValueInvalid"}, {"message", c.message}, {"field", c.field}});
     details["causes"] = std::move(causes);
   }
   if (!details.empty()) status["details"] = std::move(details);

@@ -20,7 +20,8 @@ struct Step {
 
 std::optional<std::vector<Step>> parsePath(std::string_view path) {
   std::vector<Step> steps;
-  if (!path.empty() && path.front() == '{' && path.back() == '}') path = path.substr(1, path.size() - 2);
+  if (!path.empty() && path.front() == '{' && path.back() == '}')
+    path = path.substr(1, path.size() - 2);
   size_t i = 0;
   while (i < path.size()) {
     if (path[i] == '.') {
@@ -128,7 +129,7 @@ json::object makeTable(const ResourceInfo& resource, const std::vector<json::obj
                        bool withHeaders, const std::string& resourceVersion) {
   std::vector<PrinterColumn> columns = resource.columns;
   bool hasDate = false;
-  for (const auto& c : columns) hasDate = hasDate || c.type == "date";
+  for (const auto& c : columns) hasDate = hasDate || c.type == "date" || c.type == "timestamp";
   if (!hasDate) columns.push_back({"Age", "date", ".metadata.creationTimestamp", "", 0});
 
   json::object table{{"kind", "Table"},
@@ -142,11 +143,12 @@ json::object makeTable(const ResourceInfo& resource, const std::vector<json::obj
                                        {"description", "Name must be unique within a namespace."},
                                        {"priority", 0}});
     for (const auto& c : columns) {
-      definitions.push_back(json::object{{"name", c.name},
-                                         {"type", c.type == "date" ? "string" : c.type},
-                                         {"format", ""},
-                                         {"description", c.description},
-                                         {"priority", c.priority}});
+      definitions.push_back(
+          json::object{{"name", c.name},
+                       {"type", c.type == "date" || c.type == "timestamp" ? "string" : c.type},
+                       {"format", ""},
+                       {"description", c.description},
+                       {"priority", c.priority}});
     }
   }
   table["columnDefinitions"] = std::move(definitions);
@@ -159,12 +161,14 @@ json::object makeTable(const ResourceInfo& resource, const std::vector<json::obj
     for (const auto& c : columns) {
       auto v = evalJsonPath(root, c.jsonPath);
       if (!v) {
-        cells.push_back(c.type == "string" || c.type == "date" ? json::value("<none>") : json::value(nullptr));
+        cells.push_back(c.type == "string" || c.type == "date" ? json::value("<none>")
+                                                               : json::value(nullptr));
         continue;
       }
       if (c.type == "date" && v->is_string()) {
         auto t = api::parseRfc3339(v->as_string());
-        cells.push_back(t ? json::value(humanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t)))
+        cells.push_back(t ? json::value(humanDuration(
+                                std::chrono::duration_cast<std::chrono::seconds>(now - *t)))
                           : *v);
       } else if (c.type == "string" && !v->is_string()) {
         cells.push_back(json::value(cellText(*v)));

@@ -44,7 +44,8 @@ TEST(Table, NameColumnsAndAge) {
                {"Size", "integer", ".spec.size", "", 1}};
   const auto now = *api::parseRfc3339("2026-11-22T10:00:00Z");
   auto object = json::parse(R"({"metadata":{"name":"w1","creationTimestamp":"2026-11-22T09:55:00Z"},
-      "spec":{"size":3},"status":{"conditions":[{"type":"Ready","status":"True"}]}})").as_object();
+      "spec":{"size":3},"status":{"conditions":[{"type":"Ready","status":"True"}]}})")
+                    .as_object();
   auto table = makeTable(r, {object}, now, IncludeObject::kMetadata, true, "7");
   EXPECT_EQ(table.at("kind"), "Table");
   const auto& columns = table.at("columnDefinitions").as_array();

@@ -24,8 +24,7 @@ constexpr size_t kMaxQueued = 10'000;
 
 class WatchSink final : public EventSink {
  public:
-  WatchSink(std::string resource, std::string namespace_,
-            std::shared_ptr<asio::steady_timer> wake)
+  WatchSink(std::string resource, std::string namespace_, std::shared_ptr<asio::steady_timer> wake)
       : resource_(std::move(resource)), namespace_(std::move(namespace_)), wake_(std::move(wake)) {}
 
   void deliver(const EventPtr& event) override {
@@ -104,20 +103,21 @@ asio::awaitable<void> ApiServer::serveWatch(net::HttpExchange& ex, Request& req)
   std::vector<json::object> initial;
   int64_t after = from.value_or(0);
   if (!from || *from == 0) {
-    auto listed = store_.list(r.storageKey(), ns, [&](const json::object& o) { return filter->matches(o); });
+    auto listed =
+        store_.list(r.storageKey(), ns, [&](const json::object& o) { return filter->matches(o); });
     initial = std::move(listed.items);
     after = listed.resourceVersion;
   }
   auto subscription = store_.subscribe(after, sink);
 
-  net::Headers headers = {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}};
+  net::Headers headers = {{"Content-Type", "application/json"},
+                          {"Cache-Control", "no-cache, private"}};
   if (!co_await ex.startStream(200, std::move(headers))) co_return;
   bool headersSent = false;
   auto encode = [&](const json::object& object) -> json::value {
     if (!req.wantsTable) return servedAs(object, r);
-    json::object table =
-        makeTable(r, {servedAs(object, r)}, options_.now(), req.include, !headersSent,
-                  metaString(object, "resourceVersion"));
+    json::object table = makeTable(r, {servedAs(object, r)}, options_.now(), req.include,
+                                   !headersSent, metaString(object, "resourceVersion"));
     headersSent = true;
     return table;
   };
@@ -146,8 +146,9 @@ asio::awaitable<void> ApiServer::serveWatch(net::HttpExchange& ex, Request& req)
       std::string line;
       if (!req.wantsTable && event->object.contains("apiVersion") &&
           event->object.at("apiVersion") == r.groupVersion().c_str()) {
-        line = std::string("{\"type\":\"") + eventTypeName(event->type) + "\",\"object\":" +
-               event->objectJson + "}\n";  // the common case: no re-serialization per watcher
+        line = std::string("{\"type\":\"") + eventTypeName(event->type) +
+               "\",\"object\":" + event->objectJson +
+               "}\n";  // the common case: no re-serialization per watcher
       } else {
         line = eventLine(eventTypeName(event->type), encode(event->object));
       }
@@ -164,9 +165,10 @@ asio::awaitable<void> ApiServer::serveWatch(net::HttpExchange& ex, Request& req)
     if (deadline && now >= *deadline) break;
     if (now >= nextBookmark) {
       if (bookmarks) {
-        json::object bookmark{{"kind", r.kind},
-                              {"apiVersion", r.groupVersion()},
-                              {"metadata", json::object{{"resourceVersion", std::to_string(lastVersion)}}}};
+        json::object bookmark{
+            {"kind", r.kind},
+            {"apiVersion", r.groupVersion()},
+            {"metadata", json::object{{"resourceVersion", std::to_string(lastVersion)}}}};
         std::string line = eventLine("BOOKMARK", bookmark);
         if (!(open = co_await ex.writeChunk(std::move(line)))) break;
       }

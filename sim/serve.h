@@ -1,0 +1,30 @@
+// `flotilla-sim serve`: one API server process (host or member cluster) over a data directory.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace flotilla::sim {
+
+struct ServeOptions {
+  std::filesystem::path dir;  // data, pki, token and <name>.kubeconfig live here
+  std::string name = "host";  // cluster name: kubeconfig context and file name
+  std::string address = "127.0.0.1";
+  int port = -1;  // -1: the port of the previous run if any, else a free one
+  int threads = 2;
+  std::chrono::milliseconds bookmarkInterval{30'000};
+};
+
+// Runs until `stop` becomes true or SIGTERM/SIGINT arrives; returns the exit status. Progress
+// and errors go to `log` (no secrets: the token is only in the kubeconfig file, mode 0600).
+int serve(const ServeOptions& options, std::ostream& log);
+
+// kubeconfig YAML for one cluster with bearer-token auth.
+std::string kubeconfigYaml(const std::string& name, const std::string& server,
+                           const std::string& caPem, const std::string& token);
+
+}  // namespace flotilla::sim
