@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `make run`: the demo scenario of config/samples/demo.
 #
-# The embedded control plane (flotilla-sim, issue #5) and the operator's controllers are not built
-# yet, so today the demo does what can honestly be done offline: check the scenario with the
-# admission webhook's rules, schedule it with the real scheduler on a recorded fleet state, run the
-# replica planner on seed 003's table, and show the CRDs that would be installed. When flotilla-sim lands
-# this script starts it, installs the CRDs and applies the scenario with kubectl.
+# Starts flotilla-sim (the embedded Kubernetes-compatible control plane) as the host cluster,
+# installs the CRDs and applies the scenario with the real kubectl, then schedules it with the real
+# scheduler. The operator's controllers (which would schedule and propagate the workload to
+# member clusters by themselves) are not built yet: the scheduling step runs offline on the fleet's
+# recorded state. The host keeps running until Ctrl-C.
 set -euo pipefail
 build_dir=${1:-build}
 cd "$(dirname "$0")/.."
@@ -39,9 +39,33 @@ for f in crds/*.yaml; do
   printf '   %-26s %-11s short name: %s\n' "$kind" "$scope" "${short:--}"
 done
 echo
-cat <<'MSG'
--- 5. Run it on a control plane: not available yet.
-   The embedded Kubernetes-compatible control plane (flotilla-sim) arrives with its own issue (#5),
-   and the operator's controllers that apply the schedule to member clusters with issue #4 and
-   later ones. Until then the scenario is validated and scheduled offline as above.
+echo "-- 5. The host control plane: flotilla-sim, driven by the real kubectl"
+run_dir=.run
+mkdir -p "$run_dir"
+sim="$build_dir/sim/flotilla-sim"
+"$sim" serve --dir "$run_dir" --name host >"$run_dir/host.log" 2>&1 &
+sim_pid=$!
+trap 'kill $sim_pid 2>/dev/null; wait $sim_pid 2>/dev/null' EXIT
+export KUBECONFIG=$PWD/$run_dir/host.kubeconfig
+for _ in $(seq 1 200); do
+  kubectl get --raw /readyz >/dev/null 2>&1 && break
+  sleep 0.05
+done
+echo "   kubectl apply -f crds/"
+kubectl apply -f crds/ | sed 's/^/   /'
+kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
+echo "   kubectl apply -f config/samples/demo/"
+kubectl apply -f config/samples/demo/ | sed 's/^/   /'
+echo "   kubectl get fc -o wide"
+kubectl get fc -o wide | sed 's/^/   /'
+echo "   kubectl get pp,deploy -n demo"
+kubectl get pp,deploy -n demo 2>&1 | sed 's/^/   /'
+cat <<MSG
+
+The host API server keeps running (data in $run_dir/). In another terminal:
+   export KUBECONFIG=$PWD/$run_dir/host.kubeconfig
+   kubectl get fc; kubectl get pp,deploy -n demo
+Not built yet: member clusters (flotilla-sim up) and the operator that would schedule and propagate
+the workload (issues #5 and later). Press Ctrl-C to stop.
 MSG
+wait $sim_pid
