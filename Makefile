@@ -33,7 +33,7 @@ $(BUILD_DIR)/build.ninja:
 
 $(ASAN_DIR)/build.ninja:
 	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOTILLA_SANITIZE=ON \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g"
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
 
 build: deps $(BUILD_DIR)/build.ninja ## Build everything (Release)
 	cmake --build $(BUILD_DIR) -j $(JOBS)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `make run`: the demo scenario of config/samples/demo.
 #
-# Starts flotilla-sim (the embedded Kubernetes-compatible control plane) as the host cluster,
-# installs the CRDs and applies the scenario with the real kubectl, then schedules it with the real
-# scheduler. The operator's controllers (which would schedule and propagate the workload to
-# member clusters by themselves) are not built yet: the scheduling step runs offline on the fleet's
-# recorded state. The host keeps running until Ctrl-C.
+# Validates and schedules the scenario offline with the real scheduler, then brings up a fleet on
+# flotilla-sim (a host and three member clusters, each its own API server process), applies the
+# policy and workload with the real kubectl and shows what the host and members hold. The operator
+# (which would schedule and propagate the workload by itself) is not built yet. The fleet keeps
+# running until Ctrl-C.
 set -euo pipefail
 build_dir=${1:-build}
 cd "$(dirname "$0")/.."
@@ -39,33 +39,27 @@ for f in crds/*.yaml; do
   printf '   %-26s %-11s short name: %s\n' "$kind" "$scope" "${short:--}"
 done
 echo
-echo "-- 5. The host control plane: flotilla-sim, driven by the real kubectl"
-run_dir=.run
-mkdir -p "$run_dir"
+echo "-- 5. The fleet on flotilla-sim: a host and three members (config/samples/sim/topology.yaml)"
+run_dir=$PWD/.run
 sim="$build_dir/sim/flotilla-sim"
-"$sim" serve --dir "$run_dir" --name host >"$run_dir/host.log" 2>&1 &
-sim_pid=$!
-trap 'kill $sim_pid 2>/dev/null; wait $sim_pid 2>/dev/null' EXIT
-export KUBECONFIG=$PWD/$run_dir/host.kubeconfig
-for _ in $(seq 1 200); do
-  kubectl get --raw /readyz >/dev/null 2>&1 && break
-  sleep 0.05
-done
-echo "   kubectl apply -f crds/"
-kubectl apply -f crds/ | sed 's/^/   /'
-kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
-echo "   kubectl apply -f config/samples/demo/"
-kubectl apply -f config/samples/demo/ | sed 's/^/   /'
+"$sim" up -f config/samples/sim/topology.yaml --dir "$run_dir" | sed 's/^/   /'
+trap '"$sim" down --dir "$run_dir" >/dev/null' EXIT
+export KUBECONFIG=$run_dir/host.kubeconfig
+echo "   kubectl apply -f demo/00-namespace.yaml -f demo/02-policy.yaml -f demo/03-deployment.yaml"
+kubectl apply -f config/samples/demo/00-namespace.yaml -f config/samples/demo/02-policy.yaml \
+  -f config/samples/demo/03-deployment.yaml | sed 's/^/   /'
 echo "   kubectl get fc -o wide"
 kubectl get fc -o wide | sed 's/^/   /'
 echo "   kubectl get pp,deploy -n demo"
 kubectl get pp,deploy -n demo 2>&1 | sed 's/^/   /'
+echo "   kubectl --kubeconfig $run_dir/member2.kubeconfig get nodes"
+kubectl --kubeconfig "$run_dir/member2.kubeconfig" get nodes | sed 's/^/   /'
 cat <<MSG
 
-The host API server keeps running (data in $run_dir/). In another terminal:
-   export KUBECONFIG=$PWD/$run_dir/host.kubeconfig
+The fleet keeps running (data in $run_dir/). In another terminal:
+   export KUBECONFIG=$run_dir/host.kubeconfig
    kubectl get fc; kubectl get pp,deploy -n demo
-Not built yet: member clusters (flotilla-sim up) and the operator that would schedule and propagate
-the workload (issues #5 and later). Press Ctrl-C to stop.
+Not built yet: the operator that would schedule the Deployment and propagate it to the members,
+and the members' workload behaviour (pods on nodes). Press Ctrl-C to stop the fleet.
 MSG
-wait $sim_pid
+while "$sim" status --dir "$run_dir" >/dev/null; do sleep 2; done

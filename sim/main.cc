@@ -1,7 +1,11 @@
 // flotilla-sim: Flotilla's embedded Kubernetes-compatible control plane (docs/sim.md).
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "sim/fleet.h"
 #include "sim/serve.h"
 
 namespace {
@@ -10,11 +14,20 @@ constexpr const char* kHelp =
     "flotilla-sim - a Kubernetes-compatible API server for Flotilla's development, demos and e2e\n"
     "\n"
     "Usage:\n"
+    "  flotilla-sim up -f TOPOLOGY.yaml --dir DIR   start a host and member clusters\n"
+    "  flotilla-sim down --dir DIR                   stop them\n"
+    "  flotilla-sim status --dir DIR                 one line per cluster\n"
     "  flotilla-sim serve --dir DIR [--name NAME] [--port N] [--address IP] [--threads N]\n"
     "                     [--bookmark-interval-ms N]\n"
     "\n"
+    "up starts each cluster of the topology (config/samples/sim/topology.yaml) as its own serve\n"
+    "process, installs the flotilla.io CRDs on the host and registers every member there (a "
+    "Secret\n"
+    "with its token and CA in flotilla-system, and a FederatedCluster); members get Node objects.\n"
+    "\n"
     "serve runs one cluster's API server over HTTPS (bearer token auth) with durable storage in\n"
-    "DIR/data/NAME. It writes DIR/NAME.kubeconfig (mode 0600) for kubectl and the operator. The CA\n"
+    "DIR/data/NAME. It writes DIR/NAME.kubeconfig (mode 0600) for kubectl and the operator. The "
+    "CA\n"
     "and token are generated once and kept in DIR, so a restart keeps kubeconfigs valid; the port\n"
     "of the previous run is reused when free. Stop it with SIGTERM or Ctrl-C.\n";
 
@@ -27,6 +40,42 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  if (command == "up" || command == "down" || command == "status") {
+    std::string dir;
+    std::string file;
+    for (int i = 2; i < argc; ++i) {
+      const std::string flag = argv[i];
+      if ((flag == "--dir" || flag == "-f") && i + 1 < argc) {
+        (flag == "--dir" ? dir : file) = argv[++i];
+      } else {
+        std::cerr << "flotilla-sim " << command << ": unknown flag " << flag << "\n";
+        return 2;
+      }
+    }
+    if (dir.empty() || (command == "up" && file.empty())) {
+      std::cerr << "flotilla-sim " << command << ": --dir"
+                << (command == "up" ? " and -f are" : " is") << " required\n";
+      return 2;
+    }
+    if (command == "down") return flotilla::sim::down(dir, std::cout);
+    if (command == "status") return flotilla::sim::status(dir, std::cout);
+    std::ifstream in(file);
+    if (!in) {
+      std::cerr << "flotilla-sim up: cannot read " << file << "\n";
+      return 1;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    auto topology = flotilla::sim::parseTopology(text.str());
+    if (!topology) {
+      std::cerr << "flotilla-sim up: " << topology.error().message << "\n";
+      return 1;
+    }
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return flotilla::sim::up(*topology, std::filesystem::absolute(dir),
+                             ec ? argv[0] : self.string(), std::cout, std::cerr);
+  }
   if (command != "serve") {
     std::cerr << "flotilla-sim: unknown command \"" << command << "\"\n\n" << kHelp;
     return 2;

@@ -81,7 +81,8 @@ api::Result<Pki> loadOrCreatePki(const fs::path& dir) {
       !writeFile(dir / "ca.key", authority->keyPem, 0600) ||
       !writeFile(dir / "server.crt", serving->certPem, 0644) ||
       !writeFile(dir / "server.key", serving->keyPem, 0600))
-    return api::Error{api::reason::kInternalError, 0, "cannot write certificates to " + dir.string(), {}};
+    return api::Error{
+        api::reason::kInternalError, 0, "cannot write certificates to " + dir.string(), {}};
   return Pki{authority->certPem, serving->certPem, serving->keyPem};
 }
 
@@ -94,8 +95,8 @@ std::string kubeconfigYaml(const std::string& name, const std::string& server,
   out += "clusters:\n- name: " + name + "\n  cluster:\n    server: " + server +
          "\n    certificate-authority-data: " + api::base64Encode(caPem) + "\n";
   out += "users:\n- name: " + name + "-admin\n  user:\n    token: " + token + "\n";
-  out += "contexts:\n- name: " + name + "\n  context:\n    cluster: " + name + "\n    user: " + name +
-         "-admin\n    namespace: default\n";
+  out += "contexts:\n- name: " + name + "\n  context:\n    cluster: " + name +
+         "\n    user: " + name + "-admin\n    namespace: default\n";
   out += "current-context: " + name + "\n";
   return out;
 }

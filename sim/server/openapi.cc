@@ -8,7 +8,8 @@ namespace json = boost::json;
 namespace {
 
 std::string pathOf(const std::string& groupVersion) {
-  return groupVersion.find('/') == std::string::npos ? "api/" + groupVersion : "apis/" + groupVersion;
+  return groupVersion.find('/') == std::string::npos ? "api/" + groupVersion
+                                                     : "apis/" + groupVersion;
 }
 
 // "flotilla.io" -> "io.flotilla" (Kubernetes' schema naming).
@@ -44,12 +45,16 @@ json::object queryParameter(const char* name, const char* description) {
 
 json::object operation(const ResourceInfo& r, const char* action, bool write) {
   const std::string ref = "#/components/schemas/" + schemaName(r);
-  json::object op{{"x-kubernetes-action", action},
-                  {"x-kubernetes-group-version-kind", gvk(r)},
-                  {"responses",
-                   json::object{{"200", json::object{{"description", "OK"},
-                                                     {"content", json::object{{"application/json",
-                                                                               json::object{{"schema", json::object{{"$ref", ref}}}}}}}}}}}};
+  json::object op{
+      {"x-kubernetes-action", action},
+      {"x-kubernetes-group-version-kind", gvk(r)},
+      {"responses",
+       json::object{
+           {"200", json::object{
+                       {"description", "OK"},
+                       {"content",
+                        json::object{{"application/json",
+                                      json::object{{"schema", json::object{{"$ref", ref}}}}}}}}}}}};
   if (write) {
     op["parameters"] = json::array{
         queryParameter("dryRun", "When present, modifications are not persisted (All)."),
@@ -65,19 +70,27 @@ json::object schemaFor(const ResourceInfo& r) {
   if (r.schema) {
     schema = *r.schema;
   } else {
-    schema = json::object{{"type", "object"},
-                          {"description", r.kind + " (served by flotilla-sim without a detailed schema)."},
-                          {"x-kubernetes-preserve-unknown-fields", true}};
+    schema = json::object{
+        {"type", "object"},
+        {"description", r.kind + " (served by flotilla-sim without a detailed schema)."},
+        {"x-kubernetes-preserve-unknown-fields", true}};
   }
   auto& properties = schema["properties"];
   if (!properties.is_object()) properties = json::object{};
   auto& p = properties.as_object();
   if (!p.contains("apiVersion"))
-    p["apiVersion"] = json::object{{"type", "string"}, {"description", "APIVersion defines the versioned schema of this representation of an object."}};
+    p["apiVersion"] = json::object{
+        {"type", "string"},
+        {"description",
+         "APIVersion defines the versioned schema of this representation of an object."}};
   if (!p.contains("kind"))
-    p["kind"] = json::object{{"type", "string"}, {"description", "Kind is a string value representing the REST resource this object represents."}};
+    p["kind"] = json::object{
+        {"type", "string"},
+        {"description",
+         "Kind is a string value representing the REST resource this object represents."}};
   if (!p.contains("metadata") || p.at("metadata").as_object().size() <= 1)
-    p["metadata"] = json::object{{"type", "object"}, {"description", "Standard object's metadata."}};
+    p["metadata"] =
+        json::object{{"type", "object"}, {"description", "Standard object's metadata."}};
   schema["x-kubernetes-group-version-kind"] = json::array{gvk(r)};
   return schema;
 }

@@ -66,8 +66,8 @@ class Walker {
         std::string supported;
         for (const auto& a : allowed->as_array())
           supported += (supported.empty() ? "" : ", ") + render(a);
-        outcome.errors.push_back({path, "Unsupported value: " + render(value) +
-                                            ": supported values: " + supported});
+        outcome.errors.push_back(
+            {path, "Unsupported value: " + render(value) + ": supported values: " + supported});
         return;
       }
     }
@@ -98,19 +98,24 @@ class Walker {
       if (auto min = number(schema, "minimum")) {
         const bool exclusive = flag(schema, "exclusiveMinimum");
         if (exclusive ? n <= *min : n < *min)
-          invalid(path, value, std::string("should be greater than ") + (exclusive ? "" : "or equal to ") + fmt(*min));
+          invalid(path, value,
+                  std::string("should be greater than ") + (exclusive ? "" : "or equal to ") +
+                      fmt(*min));
       }
       if (auto max = number(schema, "maximum")) {
         const bool exclusive = flag(schema, "exclusiveMaximum");
         if (exclusive ? n >= *max : n > *max)
-          invalid(path, value, std::string("should be less than ") + (exclusive ? "" : "or equal to ") + fmt(*max));
+          invalid(
+              path, value,
+              std::string("should be less than ") + (exclusive ? "" : "or equal to ") + fmt(*max));
       }
     }
   }
 
  private:
   static std::string fmt(double d) {
-    if (d == static_cast<double>(static_cast<int64_t>(d))) return std::to_string(static_cast<int64_t>(d));
+    if (d == static_cast<double>(static_cast<int64_t>(d)))
+      return std::to_string(static_cast<int64_t>(d));
     return std::to_string(d);
   }
 
@@ -147,11 +152,13 @@ class Walker {
       if (root && (field == "apiVersion" || field == "kind" || field == "metadata")) continue;
       const json::object* sub = nullptr;
       if (properties) {
-        if (const auto* p = properties->if_contains(key); p && p->is_object()) sub = &p->as_object();
+        if (const auto* p = properties->if_contains(key); p && p->is_object())
+          sub = &p->as_object();
       }
       if (!sub && additional && additional->is_object()) sub = &additional->as_object();
       if (!sub) {
-        const bool allowed = preserve || (additional && additional->is_bool() && additional->as_bool());
+        const bool allowed =
+            preserve || (additional && additional->is_bool() && additional->as_bool());
         if (!allowed) {
           outcome.unknown.push_back(join(path, field));
           drop.push_back(field);
@@ -182,8 +189,9 @@ SchemaOutcome applySchema(json::object& object, const json::object& schema) {
   walker.walk(root, schema, "", true);
   object = std::move(root.as_object());
   // Sorted by field path: stable, readable messages whatever the object's key order.
-  std::stable_sort(walker.outcome.errors.begin(), walker.outcome.errors.end(),
-                   [](const api::FieldError& a, const api::FieldError& b) { return a.field < b.field; });
+  std::stable_sort(
+      walker.outcome.errors.begin(), walker.outcome.errors.end(),
+      [](const api::FieldError& a, const api::FieldError& b) { return a.field < b.field; });
   return std::move(walker.outcome);
 }
 

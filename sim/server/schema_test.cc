@@ -21,11 +21,13 @@ const json::object kSchema = json::parse(R"({
         "port":{"x-kubernetes-int-or-string":true},
         "free":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
         "labels":{"type":"object","additionalProperties":{"type":"string"}}}},
-    "status":{"type":"object"}}})").as_object();
+    "status":{"type":"object"}}})")
+                                 .as_object();
 
 TEST(Schema, DefaultsPrunesAndAccepts) {
   auto object = json::parse(R"({"apiVersion":"x/v1","kind":"K","metadata":{"name":"a"},
-      "spec":{"resource":"r","extra":1,"port":"http","free":{"anything":[1]},"labels":{"a":"b"}},"junk":true})").as_object();
+      "spec":{"resource":"r","extra":1,"port":"http","free":{"anything":[1]},"labels":{"a":"b"}},"junk":true})")
+                    .as_object();
   auto outcome = applySchema(object, kSchema);
   EXPECT_TRUE(outcome.errors.empty()) << outcome.errors.front().str();
   EXPECT_EQ(outcome.unknown, (std::vector<std::string>{"spec.extra", "junk"}));
@@ -38,18 +40,22 @@ TEST(Schema, DefaultsPrunesAndAccepts) {
 
 TEST(Schema, ErrorsInKubeApiserverWords) {
   auto object = json::parse(R"({"spec":{"replicas":-1,"mode":"Spread","weights":[{"w":0},{},{}],
-      "port":1.5,"labels":{"a":3}}})").as_object();
+      "port":1.5,"labels":{"a":3}}})")
+                    .as_object();
   auto outcome = applySchema(object, kSchema);
   std::vector<std::string> messages;
   for (const auto& e : outcome.errors) messages.push_back(e.str());
-  EXPECT_EQ(messages, (std::vector<std::string>{
-      "spec.labels.a: Invalid value: 3: spec.labels.a in body must be of type string",
-      "spec.mode: Unsupported value: \"Spread\": supported values: \"Divided\", \"Duplicated\"",
-      "spec.port: Invalid value: 1.5: spec.port in body must be of type int-or-string",
-      "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0",
-      "spec.resource: Required value",
-      "spec.weights: Too many: 3: must have at most 2 items",
-      "spec.weights[0].w: Invalid value: 0: spec.weights[0].w in body should be greater than or equal to 1"}));
+  EXPECT_EQ(
+      messages,
+      (std::vector<std::string>{
+          "spec.labels.a: Invalid value: 3: spec.labels.a in body must be of type string",
+          "spec.mode: Unsupported value: \"Spread\": supported values: \"Divided\", \"Duplicated\"",
+          "spec.port: Invalid value: 1.5: spec.port in body must be of type int-or-string",
+          "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal "
+          "to 0",
+          "spec.resource: Required value", "spec.weights: Too many: 3: must have at most 2 items",
+          "spec.weights[0].w: Invalid value: 0: spec.weights[0].w in body should be greater than "
+          "or equal to 1"}));
 }
 
 }  // namespace

@@ -1,0 +1,50 @@
+// `flotilla-sim up | down | status`: a host cluster and member clusters, each its own
+// `flotilla-sim serve` process, from a topology file (config/samples/sim/topology.yaml).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "api/result.h"
+
+namespace flotilla::sim {
+
+struct NodePool {
+  int count = 1;
+  std::string cpu = "4";
+  std::string memory = "16Gi";
+  int pods = 110;
+};
+
+struct MemberSpec {
+  std::string name;
+  std::string provider;
+  std::string region;
+  std::string zone;
+  std::map<std::string, std::string> labels;
+  NodePool nodes;
+};
+
+struct Topology {
+  std::string host = "host";
+  std::vector<MemberSpec> members;
+};
+
+// Errors name the field ("members[1].nodes.count: must be at least 1").
+api::Result<Topology> parseTopology(std::string_view yaml);
+
+// Starts every cluster that is not running (re-using DIR's data), waits until each answers,
+// installs the flotilla.io CRDs on the host, and registers every member there: a Secret
+// `<member>-credentials` in flotilla-system (token, caBundle) and a FederatedCluster pointing at
+// it. Members get Node objects from their pool. `self` is this executable (to spawn `serve`).
+int up(const Topology& topology, const std::filesystem::path& dir, const std::string& self,
+       std::ostream& out, std::ostream& err);
+// Stops every cluster started in DIR (SIGTERM, then SIGKILL after 10 s).
+int down(const std::filesystem::path& dir, std::ostream& out);
+// One line per cluster: name, pid, state, URL.
+int status(const std::filesystem::path& dir, std::ostream& out);
+
+}  // namespace flotilla::sim
