@@ -89,10 +89,11 @@ struct Fixture {
   }
   net::HttpRequest request(std::string method, std::string target, std::string body,
                            std::string type = "application/json") {
-    return net::HttpRequest{std::move(method),
-                            std::move(target),
-                            {{"Authorization", "Bearer " + token}, {"Content-Type", std::move(type)}},
-                            std::move(body)};
+    return net::HttpRequest{
+        std::move(method),
+        std::move(target),
+        {{"Authorization", "Bearer " + token}, {"Content-Type", std::move(type)}},
+        std::move(body)};
   }
 };
 
@@ -102,7 +103,8 @@ double sustained(Fixture& f, int clients, double seconds, bool update) {
   auto http = f.client(io);
   std::atomic<long> done{0};
   std::atomic<long> failed{0};
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(seconds));
   static std::atomic<int> run{0};
   const int runId = run++;
   for (int c = 0; c < clients; ++c) {
@@ -111,7 +113,8 @@ double sustained(Fixture& f, int clients, double seconds, bool update) {
         [&, c]() -> asio::awaitable<void> {
           const std::string base = "r" + std::to_string(runId) + "c" + std::to_string(c);
           if (update) {
-            auto create = f.request("POST", "/api/v1/namespaces/default/configmaps", configMap(base, 0));
+            auto create =
+                f.request("POST", "/api/v1/namespaces/default/configmaps", configMap(base, 0));
             co_await http->request(std::move(create), std::chrono::seconds(10));
           }
           for (int i = 0; Clock::now() < deadline; ++i) {
@@ -148,7 +151,8 @@ void watchFanOut(Fixture& f, int watchers, int events) {
     asio::co_spawn(
         io,
         [&]() -> asio::awaitable<void> {
-          auto req = f.request("GET", "/api/v1/namespaces/fanout/configmaps?watch=true&resourceVersion=" + rv, "");
+          auto req = f.request(
+              "GET", "/api/v1/namespaces/fanout/configmaps?watch=true&resourceVersion=" + rv, "");
           auto opened = co_await http->openStream(std::move(req), std::chrono::seconds(10));
           if (!opened || !opened->stream) co_return;
           ++ready;
@@ -175,7 +179,8 @@ void watchFanOut(Fixture& f, int watchers, int events) {
       [&]() -> asio::awaitable<void> {
         co_await writer->request(std::move(ns), std::chrono::seconds(10));
         for (int i = 0; i < events; ++i) {
-          auto req = f.request("POST", "/api/v1/namespaces/fanout/configmaps", configMap("e" + std::to_string(i), i));
+          auto req = f.request("POST", "/api/v1/namespaces/fanout/configmaps",
+                               configMap("e" + std::to_string(i), i));
           co_await writer->request(std::move(req), std::chrono::seconds(10));
         }
       },
@@ -184,8 +189,10 @@ void watchFanOut(Fixture& f, int watchers, int events) {
   const double writeSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   ioThread.join();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("  watch fan-out: %d watchers x %d events = %ld delivered in %.2f s (%.0f events/s; writer alone %.2f s)\n",
-              watchers, events, received.load(), seconds, received / seconds, writeSeconds);
+  std::printf(
+      "  watch fan-out: %d watchers x %d events = %ld delivered in %.2f s (%.0f events/s; writer "
+      "alone %.2f s)\n",
+      watchers, events, received.load(), seconds, received / seconds, writeSeconds);
 }
 
 void kubectlLatency(Fixture& f) {
@@ -193,7 +200,8 @@ void kubectlLatency(Fixture& f) {
   std::ofstream(kubeconfig) << sim::kubeconfigYaml("bench", f.server->url(), f.ca.certPem, f.token);
   std::vector<double> ms;
   const std::string command = "HOME=" + f.dir.string() + " kubectl --kubeconfig " +
-                              kubeconfig.string() + " get configmaps -n default --request-timeout=10s >/dev/null 2>&1";
+                              kubeconfig.string() +
+                              " get configmaps -n default --request-timeout=10s >/dev/null 2>&1";
   for (int i = 0; i < 11; ++i) {
     const auto start = Clock::now();
     if (std::system(command.c_str()) != 0) {
@@ -203,8 +211,10 @@ void kubectlLatency(Fixture& f) {
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   std::sort(ms.begin(), ms.end());
-  std::printf("  kubectl get configmaps (process start to exit, discovery cached): median %.0f ms, min %.0f ms\n",
-              ms[ms.size() / 2], ms.front());
+  std::printf(
+      "  kubectl get configmaps (process start to exit, discovery cached): median %.0f ms, min "
+      "%.0f ms\n",
+      ms[ms.size() / 2], ms.front());
 }
 
 }  // namespace
@@ -223,7 +233,8 @@ int main(int argc, char** argv) {
     const uint64_t syncsBefore = f.store->fsyncs();
     const double rate = sustained(f, clients, seconds, false);
     const double syncs = static_cast<double>(f.store->fsyncs() - syncsBefore) / seconds;
-    std::printf("  creates: %2d clients  %7.0f writes/s  (%.0f fdatasync/s)\n", clients, rate, syncs);
+    std::printf("  creates: %2d clients  %7.0f writes/s  (%.0f fdatasync/s)\n", clients, rate,
+                syncs);
   }
   for (int clients : {1, 8, 32}) {
     const double rate = sustained(f, clients, seconds, true);

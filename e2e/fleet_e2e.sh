@@ -29,6 +29,34 @@ expect_eq "member reachable with the registered credentials" \
 out=$(kubectl --kubeconfig "$WORK/fleet/member2.kubeconfig" get nodes 2>&1)
 expect_eq "member2 has 3 nodes" "$(grep -c '^member2-node-' <<<"$out")" "3"
 
+# A member behaves like a cluster: member3 has one node with 2 CPUs, so 3 pods of 800m leave one
+# Pending as Unschedulable; a bigger node lets it in.
+M3=(kubectl --kubeconfig "$WORK/fleet/member3.kubeconfig")
+cat >"$WORK/squeeze.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: squeeze, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: squeeze}}
+  template:
+    metadata: {labels: {app: squeeze}}
+    spec:
+      containers:
+      - {name: app, image: "nginx:1.25", resources: {requests: {cpu: 800m}}}
+YAML
+"${M3[@]}" apply -f "$WORK/squeeze.yaml" >/dev/null
+running() { [[ $("${M3[@]}" get pods -l app=squeeze --field-selector status.phase=Running -o name | wc -l) == "$1" ]]; }
+eventually 20 running 2 || e2e_fail "two pods should run: $("${M3[@]}" get pods -o wide 2>&1)"
+out=$("${M3[@]}" get pods -l app=squeeze --field-selector status.phase=Pending -o jsonpath='{.items[*].status.conditions[0].reason} {.items[*].status.conditions[0].message}')
+expect_contains "pending pod is Unschedulable" "$out" "Unschedulable 0/1 nodes are available: 1 Insufficient cpu."
+ready() { [[ $("${M3[@]}" get deployment squeeze -o jsonpath='{.status.readyReplicas}/{.status.replicas}') == "$1" ]]; }
+eventually 20 ready 2/3 || e2e_fail "deployment status should say 2/3: $("${M3[@]}" get deployment squeeze -o yaml)"
+"${M3[@]}" patch node member3-node-1 --subresource=status --type merge -p '{"status":{"allocatable":{"cpu":"4"}}}' >/dev/null
+eventually 20 running 3 || e2e_fail "the pending pod should run on the bigger node: $("${M3[@]}" get pods -o wide 2>&1)"
+eventually 20 ready 3/3 || e2e_fail "deployment should be 3/3"
+expect_contains "deployment Available" "$("${M3[@]}" get deployment squeeze -o jsonpath='{.status.conditions[?(@.type=="Available")].status}')" "True"
+
 # up again: idempotent, nothing restarted.
 pids_before=$(cat "$WORK"/fleet/*.pid | sort)
 out=$("$SIM" up -f "$ROOT/config/samples/sim/topology.yaml" --dir "$WORK/fleet" 2>&1)

@@ -65,13 +65,15 @@ class Remote {
 
   // Server-side apply: creates or updates `object` at `target` (the object's own URL).
   api::Result<void> apply(const std::string& target, const json::object& object) {
-    auto r = call("PATCH", target + "?fieldManager=flotilla-sim&force=true", json::serialize(object),
-                  "application/apply-patch+yaml");
+    auto r = call("PATCH", target + "?fieldManager=flotilla-sim&force=true",
+                  json::serialize(object), "application/apply-patch+yaml");
     if (!r) return r.error();
     if (r->status != 200 && r->status != 201)
-      return api::Error{api::reason::kInternalError, r->status,
-                        "applying " + target + ": HTTP " + std::to_string(r->status) + ": " + r->body,
-                        {}};
+      return api::Error{
+          api::reason::kInternalError,
+          r->status,
+          "applying " + target + ": HTTP " + std::to_string(r->status) + ": " + r->body,
+          {}};
     return {};
   }
 
@@ -93,7 +95,7 @@ pid_t readPid(const fs::path& dir, const std::string& name) {
 }
 
 // Starts `self serve --dir DIR --name NAME` in its own session, output to DIR/NAME.log.
-pid_t spawn(const std::string& self, const fs::path& dir, const std::string& name) {
+pid_t spawn(const std::string& self, const fs::path& dir, const std::string& name, bool member) {
   const std::string log = (dir / (name + ".log")).string();
   const std::string dirText = dir.string();
   const pid_t pid = ::fork();
@@ -106,8 +108,13 @@ pid_t spawn(const std::string& self, const fs::path& dir, const std::string& nam
     ::dup2(out, 2);
   }
   if (in >= 0) ::dup2(in, 0);
-  ::execl(self.c_str(), self.c_str(), "serve", "--dir", dirText.c_str(), "--name", name.c_str(),
-          static_cast<char*>(nullptr));
+  if (member) {
+    ::execl(self.c_str(), self.c_str(), "serve", "--dir", dirText.c_str(), "--name", name.c_str(),
+            "--member", static_cast<char*>(nullptr));
+  } else {
+    ::execl(self.c_str(), self.c_str(), "serve", "--dir", dirText.c_str(), "--name", name.c_str(),
+            static_cast<char*>(nullptr));
+  }
   ::_exit(127);
 }
 
@@ -133,7 +140,8 @@ bool waitReady(const fs::path& dir, const std::string& name, pid_t pid, std::ost
 
 json::object node(const MemberSpec& m, int index) {
   const std::string name = m.name + "-node-" + std::to_string(index);
-  json::object resources{{"cpu", m.nodes.cpu}, {"memory", m.nodes.memory}, {"pods", std::to_string(m.nodes.pods)}};
+  json::object resources{
+      {"cpu", m.nodes.cpu}, {"memory", m.nodes.memory}, {"pods", std::to_string(m.nodes.pods)}};
   return json::object{
       {"apiVersion", "v1"},
       {"kind", "Node"},
@@ -143,7 +151,9 @@ json::object node(const MemberSpec& m, int index) {
                                                         {"topology.kubernetes.io/zone", m.zone}}}}},
       {"status", json::object{{"capacity", resources},
                               {"allocatable", resources},
-                              {"conditions", json::array{json::object{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}},
+                              {"conditions", json::array{json::object{{"type", "Ready"},
+                                                                      {"status", "True"},
+                                                                      {"reason", "KubeletReady"}}}},
                               {"nodeInfo", json::object{{"kubeletVersion", "v1.32.0"}}}}}};
 }
 
@@ -165,7 +175,8 @@ api::Result<Topology> parseTopology(std::string_view yaml) {
     t.host = std::string(host->as_string());
   }
   const auto* members = root.if_contains("members");
-  if (!members || !members->is_array()) return api::badRequest("topology: members: a list is required");
+  if (!members || !members->is_array())
+    return api::badRequest("topology: members: a list is required");
   std::vector<std::string> names = {t.host};
   for (size_t i = 0; i < members->as_array().size(); ++i) {
     const std::string path = "topology: members[" + std::to_string(i) + "]";
@@ -194,10 +205,13 @@ api::Result<Topology> parseTopology(std::string_view yaml) {
       }
       if (!str(n, "cpu").empty()) m.nodes.cpu = str(n, "cpu");
       if (!str(n, "memory").empty()) m.nodes.memory = str(n, "memory");
-      if (const auto* p = n.if_contains("pods"); p && p->is_int64()) m.nodes.pods = static_cast<int>(p->as_int64());
-      for (const auto& [field, value] : {std::pair{"cpu", m.nodes.cpu}, std::pair{"memory", m.nodes.memory}}) {
+      if (const auto* p = n.if_contains("pods"); p && p->is_int64())
+        m.nodes.pods = static_cast<int>(p->as_int64());
+      for (const auto& [field, value] :
+           {std::pair{"cpu", m.nodes.cpu}, std::pair{"memory", m.nodes.memory}}) {
         if (!api::Quantity::parse(value))
-          return api::badRequest(path + ".nodes." + field + ": \"" + value + "\" is not a quantity");
+          return api::badRequest(path + ".nodes." + field + ": \"" + value +
+                                 "\" is not a quantity");
       }
     }
     t.members.push_back(std::move(m));
@@ -214,7 +228,7 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
   for (const auto& name : clusters) {
     pid_t pid = readPid(dir, name);
     if (alive(pid)) continue;
-    pid = spawn(self, dir, name);
+    pid = spawn(self, dir, name, name != topology.host);
     if (pid < 0) {
       err << "flotilla-sim: cannot start " << name << "\n";
       return 1;
@@ -226,12 +240,16 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
   Remote host(dir, topology.host);
   for (const auto& crd : api::generateCrds()) {
     const std::string name(crd.crd.at("metadata").at("name").as_string());
-    if (auto r = host.apply("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name, crd.crd.as_object()); !r) {
+    if (auto r = host.apply("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name,
+                            crd.crd.as_object());
+        !r) {
       err << "flotilla-sim: " << r.error().message << "\n";
       return 1;
     }
   }
-  json::object ns{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", json::object{{"name", "flotilla-system"}}}};
+  json::object ns{{"apiVersion", "v1"},
+                  {"kind", "Namespace"},
+                  {"metadata", json::object{{"name", "flotilla-system"}}}};
   if (auto r = host.apply("/api/v1/namespaces/flotilla-system", ns); !r) {
     err << "flotilla-sim: " << r.error().message << "\n";
     return 1;
@@ -239,22 +257,26 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
   for (const auto& m : topology.members) {
     Remote member(dir, m.name);
     const std::string secretName = m.name + "-credentials";
-    json::object secret{{"apiVersion", "v1"},
-                        {"kind", "Secret"},
-                        {"type", "Opaque"},
-                        {"metadata", json::object{{"name", secretName}, {"namespace", "flotilla-system"}}},
-                        {"data", json::object{{"token", api::base64Encode(readText(dir / (m.name + ".token")))},
-                                              {"caBundle", api::base64Encode(readText(dir / "pki" / m.name / "ca.crt"))}}}};
+    json::object secret{
+        {"apiVersion", "v1"},
+        {"kind", "Secret"},
+        {"type", "Opaque"},
+        {"metadata", json::object{{"name", secretName}, {"namespace", "flotilla-system"}}},
+        {"data",
+         json::object{{"token", api::base64Encode(readText(dir / (m.name + ".token")))},
+                      {"caBundle", api::base64Encode(readText(dir / "pki" / m.name / "ca.crt"))}}}};
     json::object labels;
     for (const auto& [k, v] : m.labels) labels[k] = v;
-    json::object cluster{{"apiVersion", "flotilla.io/v1alpha1"},
-                         {"kind", "FederatedCluster"},
-                         {"metadata", json::object{{"name", m.name}, {"labels", labels}}},
-                         {"spec", json::object{{"apiEndpoint", member.url()},
-                                               {"secretRef", json::object{{"namespace", "flotilla-system"}, {"name", secretName}}},
-                                               {"provider", m.provider},
-                                               {"region", m.region},
-                                               {"zone", m.zone}}}};
+    json::object cluster{
+        {"apiVersion", "flotilla.io/v1alpha1"},
+        {"kind", "FederatedCluster"},
+        {"metadata", json::object{{"name", m.name}, {"labels", labels}}},
+        {"spec", json::object{{"apiEndpoint", member.url()},
+                              {"secretRef", json::object{{"namespace", "flotilla-system"},
+                                                         {"name", secretName}}},
+                              {"provider", m.provider},
+                              {"region", m.region},
+                              {"zone", m.zone}}}};
     for (auto r : {host.apply("/api/v1/namespaces/flotilla-system/secrets/" + secretName, secret),
                    host.apply("/apis/flotilla.io/v1alpha1/federatedclusters/" + m.name, cluster)}) {
       if (!r) {
@@ -264,7 +286,9 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
     }
     for (int i = 1; i <= m.nodes.count; ++i) {
       const json::object n = node(m, i);
-      if (auto r = member.apply("/api/v1/nodes/" + std::string(n.at("metadata").at("name").as_string()), n); !r) {
+      if (auto r = member.apply(
+              "/api/v1/nodes/" + std::string(n.at("metadata").at("name").as_string()), n);
+          !r) {
         err << "flotilla-sim: " << r.error().message << "\n";
         return 1;
       }
@@ -273,10 +297,11 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
   out << "flotilla-sim: " << clusters.size() << " clusters up in " << dir.string() << "\n";
   for (const auto& name : clusters) {
     Remote r(dir, name);
-    out << "  " << name << (name == topology.host ? " (host)" : "") << "  " << r.url() << "  kubectl --kubeconfig "
-        << (dir / (name + ".kubeconfig")).string() << "\n";
+    out << "  " << name << (name == topology.host ? " (host)" : "") << "  " << r.url()
+        << "  kubectl --kubeconfig " << (dir / (name + ".kubeconfig")).string() << "\n";
   }
-  out << "The host has a FederatedCluster and credentials Secret per member:\n  kubectl --kubeconfig "
+  out << "The host has a FederatedCluster and credentials Secret per member:\n  kubectl "
+         "--kubeconfig "
       << (dir / (topology.host + ".kubeconfig")).string() << " get fc -o wide\n"
       << "Stop everything with: flotilla-sim down --dir " << dir.string() << "\n";
   return 0;
@@ -291,7 +316,8 @@ int down(const fs::path& dir, std::ostream& out) {
     if (alive(pid)) {
       ::kill(pid, SIGTERM);
       const auto deadline = std::chrono::steady_clock::now() + 10s;
-      while (alive(pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+      while (alive(pid) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(20ms);
       if (alive(pid)) ::kill(pid, SIGKILL);
       out << "stopped " << name << " (pid " << pid << ")\n";
     }
@@ -320,7 +346,8 @@ int status(const fs::path& dir, std::ostream& out) {
       state = r && r->status == 200 ? "ready" : "not ready";
     }
     if (state != "ready") ++down;
-    out << name << "\tpid " << (alive(pid) ? std::to_string(pid) : "-") << "\t" << state << "\t" << remote.url() << "\n";
+    out << name << "\tpid " << (alive(pid) ? std::to_string(pid) : "-") << "\t" << state << "\t"
+        << remote.url() << "\n";
   }
   return down == 0 ? 0 : 3;
 }

@@ -28,9 +28,12 @@ TEST(Topology, ErrorsNameTheField) {
     auto t = parseTopology(yaml);
     return t ? std::string("ok") : t.error().message;
   };
-  EXPECT_EQ(message("members: [{name: Bad_Name}]"), "topology: members[0].name: must be a DNS label");
-  EXPECT_EQ(message("members: [{name: a}, {name: a}]"), "topology: members[1].name: \"a\" is used twice");
-  EXPECT_EQ(message("members: [{name: a, nodes: {count: 0}}]"), "topology: members[0].nodes.count: must be 1-1000");
+  EXPECT_EQ(message("members: [{name: Bad_Name}]"),
+            "topology: members[0].name: must be a DNS label");
+  EXPECT_EQ(message("members: [{name: a}, {name: a}]"),
+            "topology: members[1].name: \"a\" is used twice");
+  EXPECT_EQ(message("members: [{name: a, nodes: {count: 0}}]"),
+            "topology: members[0].nodes.count: must be 1-1000");
   EXPECT_EQ(message("members: [{name: a, nodes: {cpu: lots}}]"),
             "topology: members[0].nodes.cpu: \"lots\" is not a quantity");
   EXPECT_EQ(message("host: host"), "topology: members: a list is required");

@@ -18,7 +18,11 @@ constexpr const char* kHelp =
     "  flotilla-sim down --dir DIR                   stop them\n"
     "  flotilla-sim status --dir DIR                 one line per cluster\n"
     "  flotilla-sim serve --dir DIR [--name NAME] [--port N] [--address IP] [--threads N]\n"
-    "                     [--bookmark-interval-ms N]\n"
+    "                     [--bookmark-interval-ms N] [--member [--ready-delay-ms N]]\n"
+    "\n"
+    "--member adds what a member cluster does: Deployments get ReplicaSets and Pods, a binder\n"
+    "places pods on Nodes by their requests (the rest stay Pending, Unschedulable), bound pods\n"
+    "become Running and Ready after --ready-delay-ms (default 1000), statuses follow.\n"
     "\n"
     "up starts each cluster of the topology (config/samples/sim/topology.yaml) as its own serve\n"
     "process, installs the flotilla.io CRDs on the host and registers every member there (a "
@@ -111,6 +115,10 @@ int main(int argc, char** argv) {
       options.address = value();
     } else if (flag == "--threads") {
       options.threads = std::max(1, number(value()));
+    } else if (flag == "--member") {
+      options.member = true;
+    } else if (flag == "--ready-delay-ms") {
+      options.readyDelay = std::chrono::milliseconds(number(value()));
     } else if (flag == "--bookmark-interval-ms") {
       options.bookmarkInterval = std::chrono::milliseconds(number(value()));
     } else if (flag == "-h" || flag == "--help") {

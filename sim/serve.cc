@@ -14,6 +14,7 @@
 #include "api/base64.h"
 #include "kube/net/certs.h"
 #include "kube/net/http_server.h"
+#include "sim/member/member_controller.h"
 #include "sim/server/api_server.h"
 #include "sim/storage/store.h"
 
@@ -138,6 +139,12 @@ int serve(const ServeOptions& options, std::ostream& log) {
     return 1;
   }
 
+  std::unique_ptr<MemberController> member;
+  if (options.member) {
+    member = std::make_unique<MemberController>(**store, MemberOptions{options.readyDelay});
+    member->start();
+  }
+
   boost::asio::io_context io(options.threads);
   net::HttpServerOptions serverOptions;
   serverOptions.address = options.address;
@@ -176,7 +183,8 @@ int serve(const ServeOptions& options, std::ostream& log) {
     log << "flotilla-sim: cannot write " << kubeconfig << "\n";
     return 1;
   }
-  log << "flotilla-sim: cluster \"" << options.name << "\" serving on " << url << "\n"
+  log << "flotilla-sim: cluster \"" << options.name << "\" serving on " << url
+      << (options.member ? " (member: deployments, pod binder, kubelet)" : "") << "\n"
       << "flotilla-sim: kubectl --kubeconfig " << kubeconfig.string() << " get namespaces\n";
   log.flush();
 
@@ -191,6 +199,7 @@ int serve(const ServeOptions& options, std::ostream& log) {
   for (int i = 1; i < options.threads; ++i) workers.emplace_back([&] { io.run(); });
   io.run();
   for (auto& t : workers) t.join();
+  if (member) member->stop();
   (*store)->flush();
   return 0;
 }

@@ -17,6 +17,8 @@ struct ServeOptions {
   int port = -1;  // -1: the port of the previous run if any, else a free one
   int threads = 2;
   std::chrono::milliseconds bookmarkInterval{30'000};
+  bool member = false;  // run the member-cluster behaviour (deployments, pod binder, kubelet)
+  std::chrono::milliseconds readyDelay{1000};  // member: bound pod -> Running and Ready
 };
 
 // Runs until `stop` becomes true or SIGTERM/SIGINT arrives; returns the exit status. Progress

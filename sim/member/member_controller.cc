@@ -1,0 +1,554 @@
+#include "sim/member/member_controller.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <random>
+
+#include "api/quantity.h"
+
+namespace flotilla::sim {
+namespace json = boost::json;
+
+namespace {
+
+const std::string kDeployments = "apps/deployments";
+const std::string kReplicaSets = "apps/replicasets";
+const std::string kPods = "/pods";
+const std::string kNodes = "/nodes";
+
+const json::object& objectAt(const json::object& o, std::string_view key) {
+  static const json::object kEmpty;
+  const auto* v = o.if_contains(key);
+  return v && v->is_object() ? v->as_object() : kEmpty;
+}
+
+std::string stringAt(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+int64_t intAt(const json::object& o, std::string_view key, int64_t fallback) {
+  const auto* v = o.if_contains(key);
+  return v && v->is_int64() ? v->as_int64() : fallback;
+}
+
+std::string meta(const json::object& o, std::string_view key) {
+  return stringAt(objectAt(o, "metadata"), key);
+}
+
+int64_t version(const json::object& o) {
+  try {
+    return std::stoll(meta(o, "resourceVersion"));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+bool ownedBy(const json::object& o, const std::string& uid) {
+  const auto* refs = objectAt(o, "metadata").if_contains("ownerReferences");
+  if (!refs || !refs->is_array()) return false;
+  for (const auto& r : refs->as_array())
+    if (r.is_object() && stringAt(r.as_object(), "uid") == uid) return true;
+  return false;
+}
+
+json::object ownerReference(const json::object& owner, const char* kind) {
+  return json::object{{"apiVersion", "apps/v1"},
+                      {"kind", kind},
+                      {"name", meta(owner, "name")},
+                      {"uid", meta(owner, "uid")},
+                      {"controller", true},
+                      {"blockOwnerDeletion", true}};
+}
+
+std::string randomSuffix() {
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  thread_local std::mt19937 rng{std::random_device{}()};
+  std::string out;
+  for (int i = 0; i < 5; ++i) out += kAlphabet[rng() % (sizeof kAlphabet - 1)];
+  return out;
+}
+
+std::string newUid() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  char buf[37];
+  const uint64_t a = rng();
+  const uint64_t b = rng();
+  std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+int64_t quantityMilli(const json::object& list, std::string_view key) {
+  const std::string text = stringAt(list, key);
+  if (text.empty()) {
+    const auto* v = list.if_contains(key);
+    if (v && v->is_int64()) return v->as_int64() * 1000;
+    return 0;
+  }
+  auto q = api::Quantity::parse(text);
+  return q ? q->milliValue() : 0;
+}
+
+PodRequest podRequest(const json::object& pod) {
+  PodRequest r;
+  const auto* containers = objectAt(pod, "spec").if_contains("containers");
+  if (!containers || !containers->is_array()) return r;
+  for (const auto& c : containers->as_array()) {
+    if (!c.is_object()) continue;
+    const auto& requests = objectAt(objectAt(c.as_object(), "resources"), "requests");
+    r.cpuMilli += quantityMilli(requests, "cpu");
+    r.memory += quantityMilli(requests, "memory") / 1000;
+  }
+  return r;
+}
+
+bool conditionTrue(const json::object& status, std::string_view type) {
+  const auto* conditions = status.if_contains("conditions");
+  if (!conditions || !conditions->is_array()) return false;
+  for (const auto& c : conditions->as_array())
+    if (c.is_object() && stringAt(c.as_object(), "type") == type)
+      return stringAt(c.as_object(), "status") == "True";
+  return false;
+}
+
+const json::object* findCondition(const json::object& status, std::string_view type) {
+  const auto* conditions = status.if_contains("conditions");
+  if (!conditions || !conditions->is_array()) return nullptr;
+  for (const auto& c : conditions->as_array())
+    if (c.is_object() && stringAt(c.as_object(), "type") == type) return &c.as_object();
+  return nullptr;
+}
+
+bool terminal(const json::object& pod) {
+  const std::string phase = stringAt(objectAt(pod, "status"), "phase");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+json::object condition(const char* type, const char* status, const std::string& reason,
+                       const std::string& message, const std::string& now) {
+  json::object c{{"type", type}, {"status", status}, {"lastTransitionTime", now}, {"lastProbeTime", nullptr}};
+  if (!reason.empty()) c["reason"] = reason;
+  if (!message.empty()) c["message"] = message;
+  return c;
+}
+
+}  // namespace
+
+BindDecision choosePlacement(const PodRequest& pod, const std::vector<NodeRoom>& nodes) {
+  const NodeRoom* best = nullptr;
+  std::map<std::string, int> reasons;
+  for (const auto& n : nodes) {
+    bool fits = true;
+    if (!n.ready) {
+      ++reasons["node(s) had untolerated taint {node.kubernetes.io/not-ready: }"];
+      continue;
+    }
+    if (n.pods < 1) {
+      ++reasons["Too many pods"];
+      fits = false;
+    }
+    if (pod.cpuMilli > n.cpuMilli) {
+      ++reasons["Insufficient cpu"];
+      fits = false;
+    }
+    if (pod.memory > n.memory) {
+      ++reasons["Insufficient memory"];
+      fits = false;
+    }
+    if (!fits) continue;
+    if (!best || n.cpuMilli > best->cpuMilli ||
+        (n.cpuMilli == best->cpuMilli &&
+         (n.memory > best->memory || (n.memory == best->memory && n.name < best->name))))
+      best = &n;
+  }
+  if (best) return {best->name, ""};
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : reasons) parts.push_back(std::to_string(count) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  std::string message = "0/" + std::to_string(nodes.size()) + " nodes are available";
+  for (size_t i = 0; i < parts.size(); ++i) message += (i == 0 ? ": " : ", ") + parts[i];
+  return {"", message + "."};
+}
+
+std::string podTemplateHash(const json::object& podTemplate) {
+  // FNV-1a over the canonical JSON, rendered like kube's hashes (digits and consonants).
+  uint32_t h = 2166136261u;
+  for (unsigned char c : json::serialize(podTemplate)) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string out;
+  for (int i = 0; i < 10; ++i) {
+    out += kAlphabet[h % (sizeof kAlphabet - 1)];
+    h /= (sizeof kAlphabet - 1);
+    if (h == 0) break;
+  }
+  return out;
+}
+
+MemberController::MemberController(Store& store, MemberOptions options,
+                                   std::function<api::Clock::time_point()> now)
+    : store_(store), options_(options), now_(std::move(now)) {}
+
+MemberController::~MemberController() { stop(); }
+
+namespace {
+class Wake final : public EventSink {
+ public:
+  explicit Wake(std::function<void()> poke) : poke_(std::move(poke)) {}
+  void deliver(const EventPtr& event) override {
+    if (event->resource == kDeployments || event->resource == kReplicaSets ||
+        event->resource == kPods || event->resource == kNodes)
+      poke_();
+  }
+
+ private:
+  std::function<void()> poke_;
+};
+}  // namespace
+
+void MemberController::start() {
+  auto sink = std::make_shared<Wake>([this] {
+    std::lock_guard lock(mutex_);
+    dirty_ = true;
+    wake_.notify_one();
+  });
+  auto subscribed = store_.subscribe(0, sink);
+  subscription_ = subscribed ? *subscribed : 0;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void MemberController::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+  if (subscription_) store_.unsubscribe(subscription_);
+}
+
+void MemberController::loop() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    // Pods turn Ready on a timer: look again at least every readyDelay/4.
+    wake_.wait_for(lock, std::max(std::chrono::milliseconds(20), options_.readyDelay / 4),
+                   [&] { return dirty_ || stopping_; });
+    if (stopping_) break;
+    dirty_ = false;
+    lock.unlock();
+    reconcile();
+    lock.lock();
+  }
+}
+
+int MemberController::reconcile() {
+  int writes = 0;
+  writes += reconcileDeployments();
+  writes += reconcileReplicaSets();
+  writes += bindPods();
+  writes += runPods();
+  writes += reconcileReplicaSets();  // statuses after binding and readiness
+  writes += reconcileDeployments();
+  return writes;
+}
+
+int MemberController::reconcileDeployments() {
+  int writes = 0;
+  const std::string now = api::formatRfc3339(now_());
+  for (const auto& d : store_.list(kDeployments, "").items) {
+    if (!meta(d, "deletionTimestamp").empty()) continue;
+    const std::string ns = meta(d, "namespace");
+    const std::string name = meta(d, "name");
+    const std::string uid = meta(d, "uid");
+    const auto& spec = objectAt(d, "spec");
+    const int64_t desired = intAt(spec, "replicas", 1);
+    json::object podTemplate = objectAt(spec, "template");
+    const std::string hash = podTemplateHash(podTemplate);
+    auto sets = store_.list(kReplicaSets, ns, [&](const json::object& o) { return ownedBy(o, uid); }).items;
+    const json::object* current = nullptr;
+    int64_t revision = 0;
+    for (const auto& rs : sets) {
+      const auto& labels = objectAt(objectAt(rs, "metadata"), "labels");
+      if (stringAt(labels, "pod-template-hash") == hash) current = &rs;
+      try {
+        revision = std::max<int64_t>(revision, std::stoll(stringAt(objectAt(objectAt(rs, "metadata"), "annotations"), "deployment.kubernetes.io/revision")));
+      } catch (const std::exception&) {
+      }
+    }
+    if (!current) {
+      json::object labels = objectAt(objectAt(podTemplate, "metadata"), "labels");
+      labels["pod-template-hash"] = hash;
+      json::object templateWithHash = podTemplate;
+      auto& tm = templateWithHash["metadata"];
+      if (!tm.is_object()) tm = json::object{};
+      tm.as_object()["labels"] = labels;
+      json::object selector = objectAt(spec, "selector");
+      json::object matchLabels = objectAt(selector, "matchLabels");
+      matchLabels["pod-template-hash"] = hash;
+      selector["matchLabels"] = matchLabels;
+      const std::string rsName = name + "-" + hash;
+      json::object rs{{"apiVersion", "apps/v1"},
+                      {"kind", "ReplicaSet"},
+                      {"metadata", json::object{{"name", rsName},
+                                                {"namespace", ns},
+                                                {"uid", newUid()},
+                                                {"creationTimestamp", now},
+                                                {"generation", 1},
+                                                {"labels", labels},
+                                                {"annotations", json::object{{"deployment.kubernetes.io/revision", std::to_string(revision + 1)},
+                                                                             {"deployment.kubernetes.io/desired-replicas", std::to_string(desired)}}},
+                                                {"ownerReferences", json::array{ownerReference(d, "Deployment")}}}},
+                      {"spec", json::object{{"replicas", desired}, {"selector", selector}, {"template", templateWithHash}}},
+                      {"status", json::object{{"replicas", 0}}}};
+      if (store_.create({kReplicaSets, ns, rsName}, rs)) ++writes;
+      continue;  // the next pass sees it
+    }
+    // Rolling replacement: the new ReplicaSet runs the desired count; old ones shrink as the new
+    // one's pods become available.
+    const int64_t newAvailable = intAt(objectAt(*current, "status"), "availableReplicas", 0);
+    int64_t oldBudget = std::max<int64_t>(0, desired - newAvailable);
+    int64_t replicas = 0, updated = 0, ready = 0, available = 0;
+    for (const auto& rs : sets) {
+      const bool isNew = &rs == current;
+      const int64_t want = isNew ? desired : std::min(oldBudget, intAt(objectAt(rs, "spec"), "replicas", 0));
+      if (!isNew) oldBudget -= want;
+      if (intAt(objectAt(rs, "spec"), "replicas", -1) != want) {
+        json::object next = rs;
+        next["spec"].as_object()["replicas"] = want;
+        auto& meta = next["metadata"].as_object();
+        meta["generation"] = intAt(meta, "generation", 1) + 1;
+        if (store_.update({kReplicaSets, ns, meta.at("name").as_string().c_str()}, next, version(rs))) ++writes;
+      }
+      const auto& st = objectAt(rs, "status");
+      replicas += intAt(st, "replicas", 0);
+      ready += intAt(st, "readyReplicas", 0);
+      available += intAt(st, "availableReplicas", 0);
+      if (isNew) updated = intAt(st, "replicas", 0);
+    }
+    const int64_t maxUnavailable = desired / 4;  // RollingUpdate default: 25%, rounded down
+    const bool isAvailable = available >= desired - maxUnavailable;
+    const bool complete = updated == desired && available == desired && replicas == desired;
+    const auto& oldStatus = objectAt(d, "status");
+    auto keepTime = [&](const char* type, const char* status) {
+      const json::object* c = findCondition(oldStatus, type);
+      return c && stringAt(*c, "status") == status ? stringAt(*c, "lastTransitionTime") : now;
+    };
+    json::object available_c = condition("Available", isAvailable ? "True" : "False",
+                                         isAvailable ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+                                         isAvailable ? "Deployment has minimum availability." : "Deployment does not have minimum availability.",
+                                         keepTime("Available", isAvailable ? "True" : "False"));
+    json::object progressing = condition("Progressing", "True", complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
+                                         "ReplicaSet \"" + meta(*current, "name") + "\" " +
+                                             (complete ? "has successfully progressed." : "is progressing."),
+                                         keepTime("Progressing", "True"));
+    available_c.erase("lastProbeTime");
+    progressing.erase("lastProbeTime");
+    available_c["lastUpdateTime"] = available_c.at("lastTransitionTime");
+    progressing["lastUpdateTime"] = progressing.at("lastTransitionTime");
+    json::object status{{"observedGeneration", intAt(objectAt(d, "metadata"), "generation", 1)},
+                        {"replicas", replicas},
+                        {"updatedReplicas", updated},
+                        {"readyReplicas", ready},
+                        {"availableReplicas", available},
+                        {"conditions", json::array{available_c, progressing}}};
+    if (desired - available > 0) status["unavailableReplicas"] = desired - available;
+    // Compare without timestamps: a status equal in substance is not rewritten.
+    auto substance = [](json::object s) {
+      if (auto* c = s.if_contains("conditions"); c && c->is_array())
+        for (auto& x : c->as_array()) {
+          x.as_object().erase("lastTransitionTime");
+          x.as_object().erase("lastUpdateTime");
+        }
+      return s;
+    };
+    if (substance(status) != substance(oldStatus)) {
+      json::object next = d;
+      next["status"] = std::move(status);
+      if (store_.update({kDeployments, ns, name}, next, version(d))) ++writes;
+    }
+  }
+  return writes;
+}
+
+int MemberController::reconcileReplicaSets() {
+  int writes = 0;
+  const std::string now = api::formatRfc3339(now_());
+  for (const auto& rs : store_.list(kReplicaSets, "").items) {
+    if (!meta(rs, "deletionTimestamp").empty()) continue;
+    const std::string ns = meta(rs, "namespace");
+    const std::string uid = meta(rs, "uid");
+    const auto& spec = objectAt(rs, "spec");
+    const int64_t desired = intAt(spec, "replicas", 1);
+    auto pods = store_.list(kPods, ns, [&](const json::object& o) {
+                        return ownedBy(o, uid) && meta(o, "deletionTimestamp").empty() && !terminal(o);
+                      }).items;
+    int64_t count = static_cast<int64_t>(pods.size());
+    for (; count < desired; ++count) {
+      const auto& podTemplate = objectAt(spec, "template");
+      const std::string podName = meta(rs, "name") + "-" + randomSuffix();
+      json::object pod{{"apiVersion", "v1"},
+                       {"kind", "Pod"},
+                       {"metadata", json::object{{"name", podName},
+                                                 {"namespace", ns},
+                                                 {"uid", newUid()},
+                                                 {"creationTimestamp", now},
+                                                 {"labels", objectAt(objectAt(podTemplate, "metadata"), "labels")},
+                                                 {"ownerReferences", json::array{ownerReference(rs, "ReplicaSet")}}}},
+                       {"spec", objectAt(podTemplate, "spec")},
+                       {"status", json::object{{"phase", "Pending"}, {"qosClass", "Burstable"}}}};
+      if (store_.create({kPods, ns, podName}, pod)) ++writes;
+    }
+    if (count > desired) {
+      // Scale down: unscheduled pods first, then pods not ready, then the newest.
+      std::sort(pods.begin(), pods.end(), [](const json::object& a, const json::object& b) {
+        auto rank = [](const json::object& p) {
+          if (stringAt(objectAt(p, "spec"), "nodeName").empty()) return 0;
+          return conditionTrue(objectAt(p, "status"), "Ready") ? 2 : 1;
+        };
+        if (rank(a) != rank(b)) return rank(a) < rank(b);
+        return meta(a, "creationTimestamp") > meta(b, "creationTimestamp");
+      });
+      for (size_t i = 0; count > desired && i < pods.size(); ++i, --count) {
+        if (store_.remove({kPods, ns, meta(pods[i], "name")}, std::nullopt)) ++writes;
+      }
+    }
+    // Status from the pods as they are now.
+    auto current = store_.list(kPods, ns, [&](const json::object& o) {
+                           return ownedBy(o, uid) && meta(o, "deletionTimestamp").empty() && !terminal(o);
+                         }).items;
+    int64_t ready = 0;
+    for (const auto& p : current) ready += conditionTrue(objectAt(p, "status"), "Ready") ? 1 : 0;
+    json::object status{{"replicas", static_cast<int64_t>(current.size())},
+                        {"fullyLabeledReplicas", static_cast<int64_t>(current.size())},
+                        {"readyReplicas", ready},
+                        {"availableReplicas", ready},
+                        {"observedGeneration", intAt(objectAt(rs, "metadata"), "generation", 1)}};
+    if (status != objectAt(rs, "status")) {
+      auto fresh = store_.get({kReplicaSets, ns, meta(rs, "name")});
+      if (fresh) {
+        json::object next = *fresh;
+        next["status"] = std::move(status);
+        if (store_.update({kReplicaSets, ns, meta(rs, "name")}, next, version(*fresh))) ++writes;
+      }
+    }
+  }
+  return writes;
+}
+
+int MemberController::bindPods() {
+  int writes = 0;
+  const auto nodesListed = store_.list(kNodes, "").items;
+  if (nodesListed.empty()) return 0;
+  std::vector<NodeRoom> rooms;
+  std::map<std::string, size_t> index;
+  for (const auto& n : nodesListed) {
+    const auto& status = objectAt(n, "status");
+    const auto& allocatable = objectAt(status, "allocatable");
+    NodeRoom room;
+    room.name = meta(n, "name");
+    const json::object* ready = findCondition(status, "Ready");
+    room.ready = !ready || stringAt(*ready, "status") == "True";
+    room.cpuMilli = quantityMilli(allocatable, "cpu");
+    room.memory = quantityMilli(allocatable, "memory") / 1000;
+    room.pods = quantityMilli(allocatable, "pods") / 1000;
+    index[room.name] = rooms.size();
+    rooms.push_back(room);
+  }
+  auto pods = store_.list(kPods, "").items;
+  std::vector<const json::object*> unbound;
+  for (const auto& p : pods) {
+    const std::string node = stringAt(objectAt(p, "spec"), "nodeName");
+    if (node.empty()) {
+      if (meta(p, "deletionTimestamp").empty() && !terminal(p)) unbound.push_back(&p);
+      continue;
+    }
+    if (terminal(p)) continue;
+    auto it = index.find(node);
+    if (it == index.end()) continue;
+    const PodRequest r = podRequest(p);
+    rooms[it->second].cpuMilli -= r.cpuMilli;
+    rooms[it->second].memory -= r.memory;
+    rooms[it->second].pods -= 1;
+  }
+  std::sort(unbound.begin(), unbound.end(), [](const json::object* a, const json::object* b) {
+    if (meta(*a, "creationTimestamp") != meta(*b, "creationTimestamp"))
+      return meta(*a, "creationTimestamp") < meta(*b, "creationTimestamp");
+    return meta(*a, "name") < meta(*b, "name");
+  });
+  const std::string now = api::formatRfc3339(now_());
+  for (const json::object* p : unbound) {
+    const PodRequest r = podRequest(*p);
+    const BindDecision decision = choosePlacement(r, rooms);
+    json::object next = *p;
+    auto& status = next["status"];
+    if (!status.is_object()) status = json::object{};
+    if (!decision.node.empty()) {
+      auto& room = rooms[index[decision.node]];
+      room.cpuMilli -= r.cpuMilli;
+      room.memory -= r.memory;
+      room.pods -= 1;
+      next["spec"].as_object()["nodeName"] = decision.node;
+      status.as_object()["conditions"] = json::array{condition("PodScheduled", "True", "", "", now)};
+    } else {
+      const json::object* existing = findCondition(objectAt(*p, "status"), "PodScheduled");
+      if (existing && stringAt(*existing, "reason") == "Unschedulable" &&
+          stringAt(*existing, "message") == decision.message)
+        continue;  // already says so
+      status.as_object()["phase"] = "Pending";
+      status.as_object()["conditions"] =
+          json::array{condition("PodScheduled", "False", "Unschedulable", decision.message, now)};
+    }
+    if (store_.update({kPods, meta(*p, "namespace"), meta(*p, "name")}, next, version(*p))) ++writes;
+  }
+  return writes;
+}
+
+int MemberController::runPods() {
+  int writes = 0;
+  const auto now = now_();
+  const std::string nowText = api::formatRfc3339(now);
+  for (const auto& p : store_.list(kPods, "").items) {
+    const auto& status = objectAt(p, "status");
+    const std::string node = stringAt(objectAt(p, "spec"), "nodeName");
+    if (node.empty() || stringAt(status, "phase") != "Pending" || !meta(p, "deletionTimestamp").empty()) continue;
+    const json::object* scheduled = findCondition(status, "PodScheduled");
+    if (!scheduled || stringAt(*scheduled, "status") != "True") continue;
+    auto at = api::parseRfc3339(stringAt(*scheduled, "lastTransitionTime"));
+    if (at && now - *at < options_.readyDelay) continue;
+    json::object next = p;
+    json::array containerStatuses;
+    if (const auto* containers = objectAt(p, "spec").if_contains("containers"); containers && containers->is_array()) {
+      for (const auto& c : containers->as_array()) {
+        if (!c.is_object()) continue;
+        containerStatuses.push_back(json::object{
+            {"name", stringAt(c.as_object(), "name")},
+            {"image", stringAt(c.as_object(), "image")},
+            {"ready", true},
+            {"started", true},
+            {"restartCount", 0},
+            {"state", json::object{{"running", json::object{{"startedAt", nowText}}}}}});
+      }
+    }
+    json::object newStatus{{"phase", "Running"},
+                           {"qosClass", stringAt(status, "qosClass").empty() ? "Burstable" : stringAt(status, "qosClass")},
+                           {"startTime", nowText},
+                           {"hostIP", "10.0.0.1"},
+                           {"podIP", "10.244.0." + std::to_string(1 + (std::hash<std::string>{}(meta(p, "name")) % 250))},
+                           {"conditions", json::array{condition("Initialized", "True", "", "", nowText),
+                                                      condition("Ready", "True", "", "", nowText),
+                                                      condition("ContainersReady", "True", "", "", nowText),
+                                                      *scheduled}},
+                           {"containerStatuses", std::move(containerStatuses)}};
+    next["status"] = std::move(newStatus);
+    if (store_.update({kPods, meta(p, "namespace"), meta(p, "name")}, next, version(p))) ++writes;
+  }
+  return writes;
+}
+
+}  // namespace flotilla::sim

@@ -1,0 +1,85 @@
+// What makes a flotilla-sim process behave like a member cluster: the deployment controller
+// (Deployment -> ReplicaSet per pod-template hash -> Pods, rolling replacement of old ReplicaSets),
+// a pod binder that places pods on nodes by their requests and otherwise marks them
+// `PodScheduled=False, reason Unschedulable` with a kube-scheduler-like message, a kubelet
+// stand-in that makes bound pods Running and Ready after a delay, and the ReplicaSet and
+// Deployment status that follow. It works on the Store directly (as kube-controller-manager works
+// through the API server, but in-process), and re-runs on every change, so resizing a node with
+// kubectl or deleting pods re-runs binding at once.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/time.h"
+#include "sim/storage/store.h"
+
+namespace flotilla::sim {
+
+struct MemberOptions {
+  std::chrono::milliseconds readyDelay{1000};  // bound -> Running and Ready
+};
+
+// Node capacity left for one pod: the binder's pure decision.
+struct NodeRoom {
+  std::string name;
+  bool ready = true;
+  int64_t cpuMilli = 0;  // allocatable minus requests of bound, non-terminal pods
+  int64_t memory = 0;
+  int64_t pods = 0;
+};
+struct PodRequest {
+  int64_t cpuMilli = 0;
+  int64_t memory = 0;
+};
+struct BindDecision {
+  std::string node;     // empty: unschedulable
+  std::string message;  // "0/3 nodes are available: 2 Insufficient cpu, 1 Too many pods."
+};
+// The fitting node with the most free CPU (then memory, then name): spreading like
+// kube-scheduler's LeastAllocated.
+BindDecision choosePlacement(const PodRequest& pod, const std::vector<NodeRoom>& nodes);
+
+// kube's pod-template-hash: stable for equal templates, different for different ones.
+std::string podTemplateHash(const boost::json::object& podTemplate);
+
+class MemberController {
+ public:
+  MemberController(Store& store, MemberOptions options,
+                   std::function<api::Clock::time_point()> now = [] { return api::Clock::now(); });
+  ~MemberController();
+
+  // Runs reconcile() on a thread whenever the store changes (and when a pod becomes due to turn
+  // Ready).
+  void start();
+  void stop();
+
+  // One full pass over deployments, replica sets, pods and nodes; returns how many writes it
+  // made. Deterministic given the store and `now` (tests call it directly).
+  int reconcile();
+
+ private:
+  int reconcileDeployments();
+  int reconcileReplicaSets();
+  int bindPods();
+  int runPods();
+  void loop();
+
+  Store& store_;
+  MemberOptions options_;
+  std::function<api::Clock::time_point()> now_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool dirty_ = true;
+  bool stopping_ = false;
+  uint64_t subscription_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace flotilla::sim

@@ -1,0 +1,181 @@
+#include "sim/member/member_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+namespace flotilla::sim {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+TEST(ChoosePlacement, MostFreeCpuWinsAndMessagesCountReasons) {
+  std::vector<NodeRoom> nodes = {{"a", true, 500, 1 << 30, 10}, {"b", true, 1500, 1 << 30, 10}};
+  EXPECT_EQ(choosePlacement({400, 1 << 20}, nodes).node, "b");
+  auto none = choosePlacement({2000, int64_t{2} << 30}, nodes);
+  EXPECT_EQ(none.node, "");
+  EXPECT_EQ(none.message, "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory.");
+  nodes.push_back({"c", false, 9000, int64_t{9} << 30, 10});
+  nodes.push_back({"d", true, 9000, int64_t{9} << 30, 0});
+  EXPECT_EQ(choosePlacement({2000, 1}, nodes).message,
+            "0/4 nodes are available: 1 Too many pods, 1 node(s) had untolerated taint "
+            "{node.kubernetes.io/not-ready: }, 2 Insufficient cpu.");
+}
+
+TEST(PodTemplateHash, StableAndSensitive) {
+  auto a = json::parse(R"({"spec":{"containers":[{"name":"app","image":"x:1"}]}})").as_object();
+  auto b = json::parse(R"({"spec":{"containers":[{"name":"app","image":"x:2"}]}})").as_object();
+  EXPECT_EQ(podTemplateHash(a), podTemplateHash(a));
+  EXPECT_NE(podTemplateHash(a), podTemplateHash(b));
+}
+
+class MemberFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = Store::open({}).value();
+    controller_ = std::make_unique<MemberController>(*store_, MemberOptions{1000ms}, [this] { return now_; });
+    now_ = *api::parseRfc3339("2026-11-22T10:00:00Z");
+    for (const char* name : {"node-1", "node-2"}) node(name, "1");
+  }
+  void node(const std::string& name, const std::string& cpu) {
+    json::object n{{"apiVersion", "v1"},
+                   {"kind", "Node"},
+                   {"metadata", json::object{{"name", name}, {"uid", name}}},
+                   {"status", json::object{{"allocatable", json::object{{"cpu", cpu}, {"memory", "4Gi"}, {"pods", "110"}}},
+                                           {"conditions", json::array{json::object{{"type", "Ready"}, {"status", "True"}}}}}}};
+    if (auto existing = store_->get({"/nodes", "", name})) {
+      ASSERT_TRUE(store_->update({"/nodes", "", name}, n, std::nullopt));
+    } else {
+      ASSERT_TRUE(store_->create({"/nodes", "", name}, n));
+    }
+  }
+  void deployment(int replicas, const std::string& image = "app:1") {
+    json::object container{{"name", "app"},
+                           {"image", image},
+                           {"resources", json::object{{"requests", json::object{{"cpu", "600m"}}}}}};
+    json::object podTemplate{{"metadata", json::object{{"labels", json::object{{"app", "web"}}}}},
+                             {"spec", json::object{{"containers", json::array{container}}}}};
+    json::object spec{{"replicas", replicas},
+                      {"selector", json::object{{"matchLabels", json::object{{"app", "web"}}}}},
+                      {"template", podTemplate}};
+    json::object d{{"apiVersion", "apps/v1"},
+                   {"kind", "Deployment"},
+                   {"metadata", json::object{{"name", "web"}, {"namespace", "default"}, {"uid", "dep-uid"}, {"generation", 1}}},
+                   {"spec", spec}};
+    if (auto existing = store_->get({"apps/deployments", "default", "web"})) {
+      if (const auto* status = existing->if_contains("status")) d["status"] = *status;
+      ASSERT_TRUE(store_->update({"apps/deployments", "default", "web"}, d, std::nullopt));
+    } else {
+      ASSERT_TRUE(store_->create({"apps/deployments", "default", "web"}, d));
+    }
+  }
+  void settle() {
+    for (int i = 0; i < 20 && controller_->reconcile() > 0; ++i) {
+    }
+  }
+  std::vector<json::object> pods() { return store_->list("/pods", "default").items; }
+  int count(const std::function<bool(const json::object&)>& f) {
+    int n = 0;
+    for (const auto& p : pods()) n += f(p) ? 1 : 0;
+    return n;
+  }
+  static std::string phase(const json::object& p) { return std::string(p.at("status").at("phase").as_string()); }
+  static bool bound(const json::object& p) { return p.at("spec").as_object().contains("nodeName"); }
+  json::object deploymentStatus() { return store_->get({"apps/deployments", "default", "web"})->at("status").as_object(); }
+
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<MemberController> controller_;
+  api::Clock::time_point now_;
+};
+
+TEST_F(MemberFixture, DeploymentBecomesPodsThatBindRunAndReportStatus) {
+  deployment(3);  // 3 x 600m on two 1-CPU nodes: one pod cannot fit
+  settle();
+  auto sets = store_->list("apps/replicasets", "default").items;
+  ASSERT_EQ(sets.size(), 1u);
+  EXPECT_EQ(sets[0].at("metadata").at("ownerReferences").at(0).at("uid"), "dep-uid");
+  EXPECT_EQ(pods().size(), 3u);
+  EXPECT_EQ(count(bound), 2);
+  const auto pending = [](const json::object& p) { return !bound(p); };
+  ASSERT_EQ(count(pending), 1);
+  for (const auto& p : pods()) {
+    if (bound(p)) continue;
+    const auto& c = p.at("status").at("conditions").at(0);
+    EXPECT_EQ(c.at("type"), "PodScheduled");
+    EXPECT_EQ(c.at("status"), "False");
+    EXPECT_EQ(c.at("reason"), "Unschedulable");
+    EXPECT_EQ(c.at("message"), "0/2 nodes are available: 2 Insufficient cpu.");
+    EXPECT_EQ(c.at("lastTransitionTime"), "2026-11-22T10:00:00Z");
+  }
+  EXPECT_EQ(count([](const json::object& p) { return phase(p) == "Running"; }), 0);
+
+  now_ += 1500ms;  // past the ready delay
+  settle();
+  EXPECT_EQ(count([](const json::object& p) { return phase(p) == "Running"; }), 2);
+  auto status = deploymentStatus();
+  EXPECT_EQ(status.at("replicas"), 3);
+  EXPECT_EQ(status.at("readyReplicas"), 2);
+  EXPECT_EQ(status.at("availableReplicas"), 2);
+  EXPECT_EQ(status.at("updatedReplicas"), 3);
+  EXPECT_EQ(status.at("observedGeneration"), 1);
+  EXPECT_EQ(status.at("conditions").at(0).at("status"), "False");  // 2 < 3 - 0
+
+  // A bigger node lets the pending pod in.
+  node("node-2", "2");
+  settle();
+  EXPECT_EQ(count(bound), 3);
+  now_ += 1500ms;
+  settle();
+  status = deploymentStatus();
+  EXPECT_EQ(status.at("availableReplicas"), 3);
+  EXPECT_EQ(status.at("conditions").at(0).at("status"), "True");
+  EXPECT_EQ(status.at("conditions").at(1).at("reason"), "NewReplicaSetAvailable");
+}
+
+TEST_F(MemberFixture, DeletedPodsAreReplacedAndScalingRemovesUnscheduledFirst) {
+  deployment(3);
+  settle();
+  const auto first = pods();
+  for (const auto& p : first) {
+    if (bound(p)) {
+      ASSERT_TRUE(store_->remove({"/pods", "default", std::string(p.at("metadata").at("name").as_string())}, std::nullopt));
+      break;
+    }
+  }
+  settle();
+  EXPECT_EQ(pods().size(), 3u);
+  EXPECT_EQ(count(bound), 2);  // the replacement took the freed room
+  deployment(2);
+  settle();
+  EXPECT_EQ(pods().size(), 2u);
+  EXPECT_EQ(count(bound), 2);  // the unscheduled pod went first
+}
+
+TEST_F(MemberFixture, TemplateChangeRollsToANewReplicaSet) {
+  node("node-1", "4");
+  deployment(2, "app:1");
+  settle();
+  now_ += 1500ms;
+  settle();
+  deployment(2, "app:2");
+  settle();
+  auto sets = store_->list("apps/replicasets", "default").items;
+  ASSERT_EQ(sets.size(), 2u);
+  now_ += 1500ms;
+  settle();
+  int oldReplicas = -1;
+  for (const auto& rs : store_->list("apps/replicasets", "default").items) {
+    if (rs.at("spec").at("template").at("spec").at("containers").at(0).at("image") == "app:1")
+      oldReplicas = static_cast<int>(rs.at("spec").at("replicas").as_int64());
+  }
+  EXPECT_EQ(oldReplicas, 0);  // replaced once the new pods were available
+  EXPECT_EQ(count([](const json::object& p) {
+              return p.at("spec").at("containers").at(0).at("image") == "app:2" && phase(p) == "Running";
+            }),
+            2);
+  EXPECT_EQ(pods().size(), 2u);
+}
+
+}  // namespace
+}  // namespace flotilla::sim
