@@ -53,12 +53,9 @@ bool ownedBy(const json::object& o, const std::string& uid) {
 }
 
 json::object ownerReference(const json::object& owner, const char* kind) {
-  return json::object{{"apiVersion", "apps/v1"},
-                      {"kind", kind},
-                      {"name", meta(owner, "name")},
-                      {"uid", meta(owner, "uid")},
-                      {"controller", true},
-                      {"blockOwnerDeletion", true}};
+  return json::object{{"apiVersion", "apps/v1"},     {"kind", kind},
+                      {"name", meta(owner, "name")}, {"uid", meta(owner, "uid")},
+                      {"controller", true},          {"blockOwnerDeletion", true}};
 }
 
 std::string randomSuffix() {
@@ -129,7 +126,8 @@ bool terminal(const json::object& pod) {
 
 json::object condition(const char* type, const char* status, const std::string& reason,
                        const std::string& message, const std::string& now) {
-  json::object c{{"type", type}, {"status", status}, {"lastTransitionTime", now}, {"lastProbeTime", nullptr}};
+  json::object c{
+      {"type", type}, {"status", status}, {"lastTransitionTime", now}, {"lastProbeTime", nullptr}};
   if (!reason.empty()) c["reason"] = reason;
   if (!message.empty()) c["message"] = message;
   return c;
@@ -270,14 +268,17 @@ int MemberController::reconcileDeployments() {
     const int64_t desired = intAt(spec, "replicas", 1);
     json::object podTemplate = objectAt(spec, "template");
     const std::string hash = podTemplateHash(podTemplate);
-    auto sets = store_.list(kReplicaSets, ns, [&](const json::object& o) { return ownedBy(o, uid); }).items;
+    auto sets =
+        store_.list(kReplicaSets, ns, [&](const json::object& o) { return ownedBy(o, uid); }).items;
     const json::object* current = nullptr;
     int64_t revision = 0;
     for (const auto& rs : sets) {
       const auto& labels = objectAt(objectAt(rs, "metadata"), "labels");
       if (stringAt(labels, "pod-template-hash") == hash) current = &rs;
       try {
-        revision = std::max<int64_t>(revision, std::stoll(stringAt(objectAt(objectAt(rs, "metadata"), "annotations"), "deployment.kubernetes.io/revision")));
+        revision = std::max<int64_t>(
+            revision, std::stoll(stringAt(objectAt(objectAt(rs, "metadata"), "annotations"),
+                                          "deployment.kubernetes.io/revision")));
       } catch (const std::exception&) {
       }
     }
@@ -293,19 +294,25 @@ int MemberController::reconcileDeployments() {
       matchLabels["pod-template-hash"] = hash;
       selector["matchLabels"] = matchLabels;
       const std::string rsName = name + "-" + hash;
-      json::object rs{{"apiVersion", "apps/v1"},
-                      {"kind", "ReplicaSet"},
-                      {"metadata", json::object{{"name", rsName},
-                                                {"namespace", ns},
-                                                {"uid", newUid()},
-                                                {"creationTimestamp", now},
-                                                {"generation", 1},
-                                                {"labels", labels},
-                                                {"annotations", json::object{{"deployment.kubernetes.io/revision", std::to_string(revision + 1)},
-                                                                             {"deployment.kubernetes.io/desired-replicas", std::to_string(desired)}}},
-                                                {"ownerReferences", json::array{ownerReference(d, "Deployment")}}}},
-                      {"spec", json::object{{"replicas", desired}, {"selector", selector}, {"template", templateWithHash}}},
-                      {"status", json::object{{"replicas", 0}}}};
+      json::object rs{
+          {"apiVersion", "apps/v1"},
+          {"kind", "ReplicaSet"},
+          {"metadata",
+           json::object{{"name", rsName},
+                        {"namespace", ns},
+                        {"uid", newUid()},
+                        {"creationTimestamp", now},
+                        {"generation", 1},
+                        {"labels", labels},
+                        {"annotations", json::object{{"deployment.kubernetes.io/revision",
+                                                      std::to_string(revision + 1)},
+                                                     {"deployment.kubernetes.io/desired-replicas",
+                                                      std::to_string(desired)}}},
+                        {"ownerReferences", json::array{ownerReference(d, "Deployment")}}}},
+          {"spec",
+           json::object{
+               {"replicas", desired}, {"selector", selector}, {"template", templateWithHash}}},
+          {"status", json::object{{"replicas", 0}}}};
       if (store_.create({kReplicaSets, ns, rsName}, rs)) ++writes;
       continue;  // the next pass sees it
     }
@@ -316,14 +323,17 @@ int MemberController::reconcileDeployments() {
     int64_t replicas = 0, updated = 0, ready = 0, available = 0;
     for (const auto& rs : sets) {
       const bool isNew = &rs == current;
-      const int64_t want = isNew ? desired : std::min(oldBudget, intAt(objectAt(rs, "spec"), "replicas", 0));
+      const int64_t want =
+          isNew ? desired : std::min(oldBudget, intAt(objectAt(rs, "spec"), "replicas", 0));
       if (!isNew) oldBudget -= want;
       if (intAt(objectAt(rs, "spec"), "replicas", -1) != want) {
         json::object next = rs;
         next["spec"].as_object()["replicas"] = want;
         auto& meta = next["metadata"].as_object();
         meta["generation"] = intAt(meta, "generation", 1) + 1;
-        if (store_.update({kReplicaSets, ns, meta.at("name").as_string().c_str()}, next, version(rs))) ++writes;
+        if (store_.update({kReplicaSets, ns, meta.at("name").as_string().c_str()}, next,
+                          version(rs)))
+          ++writes;
       }
       const auto& st = objectAt(rs, "status");
       replicas += intAt(st, "replicas", 0);
@@ -339,14 +349,17 @@ int MemberController::reconcileDeployments() {
       const json::object* c = findCondition(oldStatus, type);
       return c && stringAt(*c, "status") == status ? stringAt(*c, "lastTransitionTime") : now;
     };
-    json::object available_c = condition("Available", isAvailable ? "True" : "False",
-                                         isAvailable ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
-                                         isAvailable ? "Deployment has minimum availability." : "Deployment does not have minimum availability.",
-                                         keepTime("Available", isAvailable ? "True" : "False"));
-    json::object progressing = condition("Progressing", "True", complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
-                                         "ReplicaSet \"" + meta(*current, "name") + "\" " +
-                                             (complete ? "has successfully progressed." : "is progressing."),
-                                         keepTime("Progressing", "True"));
+    json::object available_c =
+        condition("Available", isAvailable ? "True" : "False",
+                  isAvailable ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+                  isAvailable ? "Deployment has minimum availability."
+                              : "Deployment does not have minimum availability.",
+                  keepTime("Available", isAvailable ? "True" : "False"));
+    json::object progressing =
+        condition("Progressing", "True", complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
+                  "ReplicaSet \"" + meta(*current, "name") + "\" " +
+                      (complete ? "has successfully progressed." : "is progressing."),
+                  keepTime("Progressing", "True"));
     available_c.erase("lastProbeTime");
     progressing.erase("lastProbeTime");
     available_c["lastUpdateTime"] = available_c.at("lastTransitionTime");
@@ -385,23 +398,29 @@ int MemberController::reconcileReplicaSets() {
     const std::string uid = meta(rs, "uid");
     const auto& spec = objectAt(rs, "spec");
     const int64_t desired = intAt(spec, "replicas", 1);
-    auto pods = store_.list(kPods, ns, [&](const json::object& o) {
-                        return ownedBy(o, uid) && meta(o, "deletionTimestamp").empty() && !terminal(o);
-                      }).items;
+    auto pods =
+        store_
+            .list(kPods, ns,
+                  [&](const json::object& o) {
+                    return ownedBy(o, uid) && meta(o, "deletionTimestamp").empty() && !terminal(o);
+                  })
+            .items;
     int64_t count = static_cast<int64_t>(pods.size());
     for (; count < desired; ++count) {
       const auto& podTemplate = objectAt(spec, "template");
       const std::string podName = meta(rs, "name") + "-" + randomSuffix();
-      json::object pod{{"apiVersion", "v1"},
-                       {"kind", "Pod"},
-                       {"metadata", json::object{{"name", podName},
-                                                 {"namespace", ns},
-                                                 {"uid", newUid()},
-                                                 {"creationTimestamp", now},
-                                                 {"labels", objectAt(objectAt(podTemplate, "metadata"), "labels")},
-                                                 {"ownerReferences", json::array{ownerReference(rs, "ReplicaSet")}}}},
-                       {"spec", objectAt(podTemplate, "spec")},
-                       {"status", json::object{{"phase", "Pending"}, {"qosClass", "Burstable"}}}};
+      json::object pod{
+          {"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           json::object{{"name", podName},
+                        {"namespace", ns},
+                        {"uid", newUid()},
+                        {"creationTimestamp", now},
+                        {"labels", objectAt(objectAt(podTemplate, "metadata"), "labels")},
+                        {"ownerReferences", json::array{ownerReference(rs, "ReplicaSet")}}}},
+          {"spec", objectAt(podTemplate, "spec")},
+          {"status", json::object{{"phase", "Pending"}, {"qosClass", "Burstable"}}}};
       if (store_.create({kPods, ns, podName}, pod)) ++writes;
     }
     if (count > desired) {
@@ -419,9 +438,13 @@ int MemberController::reconcileReplicaSets() {
       }
     }
     // Status from the pods as they are now.
-    auto current = store_.list(kPods, ns, [&](const json::object& o) {
-                           return ownedBy(o, uid) && meta(o, "deletionTimestamp").empty() && !terminal(o);
-                         }).items;
+    auto current =
+        store_
+            .list(kPods, ns,
+                  [&](const json::object& o) {
+                    return ownedBy(o, uid) && meta(o, "deletionTimestamp").empty() && !terminal(o);
+                  })
+            .items;
     int64_t ready = 0;
     for (const auto& p : current) ready += conditionTrue(objectAt(p, "status"), "Ready") ? 1 : 0;
     json::object status{{"replicas", static_cast<int64_t>(current.size())},
@@ -494,7 +517,8 @@ int MemberController::bindPods() {
       room.memory -= r.memory;
       room.pods -= 1;
       next["spec"].as_object()["nodeName"] = decision.node;
-      status.as_object()["conditions"] = json::array{condition("PodScheduled", "True", "", "", now)};
+      status.as_object()["conditions"] =
+          json::array{condition("PodScheduled", "True", "", "", now)};
     } else {
       const json::object* existing = findCondition(objectAt(*p, "status"), "PodScheduled");
       if (existing && stringAt(*existing, "reason") == "Unschedulable" &&
@@ -504,7 +528,8 @@ int MemberController::bindPods() {
       status.as_object()["conditions"] =
           json::array{condition("PodScheduled", "False", "Unschedulable", decision.message, now)};
     }
-    if (store_.update({kPods, meta(*p, "namespace"), meta(*p, "name")}, next, version(*p))) ++writes;
+    if (store_.update({kPods, meta(*p, "namespace"), meta(*p, "name")}, next, version(*p)))
+      ++writes;
   }
   return writes;
 }
@@ -516,14 +541,17 @@ int MemberController::runPods() {
   for (const auto& p : store_.list(kPods, "").items) {
     const auto& status = objectAt(p, "status");
     const std::string node = stringAt(objectAt(p, "spec"), "nodeName");
-    if (node.empty() || stringAt(status, "phase") != "Pending" || !meta(p, "deletionTimestamp").empty()) continue;
+    if (node.empty() || stringAt(status, "phase") != "Pending" ||
+        !meta(p, "deletionTimestamp").empty())
+      continue;
     const json::object* scheduled = findCondition(status, "PodScheduled");
     if (!scheduled || stringAt(*scheduled, "status") != "True") continue;
     auto at = api::parseRfc3339(stringAt(*scheduled, "lastTransitionTime"));
     if (at && now - *at < options_.readyDelay) continue;
     json::object next = p;
     json::array containerStatuses;
-    if (const auto* containers = objectAt(p, "spec").if_contains("containers"); containers && containers->is_array()) {
+    if (const auto* containers = objectAt(p, "spec").if_contains("containers");
+        containers && containers->is_array()) {
       for (const auto& c : containers->as_array()) {
         if (!c.is_object()) continue;
         containerStatuses.push_back(json::object{
@@ -535,16 +563,19 @@ int MemberController::runPods() {
             {"state", json::object{{"running", json::object{{"startedAt", nowText}}}}}});
       }
     }
-    json::object newStatus{{"phase", "Running"},
-                           {"qosClass", stringAt(status, "qosClass").empty() ? "Burstable" : stringAt(status, "qosClass")},
-                           {"startTime", nowText},
-                           {"hostIP", "10.0.0.1"},
-                           {"podIP", "10.244.0." + std::to_string(1 + (std::hash<std::string>{}(meta(p, "name")) % 250))},
-                           {"conditions", json::array{condition("Initialized", "True", "", "", nowText),
-                                                      condition("Ready", "True", "", "", nowText),
-                                                      condition("ContainersReady", "True", "", "", nowText),
-                                                      *scheduled}},
-                           {"containerStatuses", std::move(containerStatuses)}};
+    json::object newStatus{
+        {"phase", "Running"},
+        {"qosClass",
+         stringAt(status, "qosClass").empty() ? "Burstable" : stringAt(status, "qosClass")},
+        {"startTime", nowText},
+        {"hostIP", "10.0.0.1"},
+        {"podIP",
+         "10.244.0." + std::to_string(1 + (std::hash<std::string>{}(meta(p, "name")) % 250))},
+        {"conditions",
+         json::array{condition("Initialized", "True", "", "", nowText),
+                     condition("Ready", "True", "", "", nowText),
+                     condition("ContainersReady", "True", "", "", nowText), *scheduled}},
+        {"containerStatuses", std::move(containerStatuses)}};
     next["status"] = std::move(newStatus);
     if (store_.update({kPods, meta(p, "namespace"), meta(p, "name")}, next, version(p))) ++writes;
   }

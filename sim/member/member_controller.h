@@ -51,8 +51,9 @@ std::string podTemplateHash(const boost::json::object& podTemplate);
 
 class MemberController {
  public:
-  MemberController(Store& store, MemberOptions options,
-                   std::function<api::Clock::time_point()> now = [] { return api::Clock::now(); });
+  MemberController(
+      Store& store, MemberOptions options,
+      std::function<api::Clock::time_point()> now = [] { return api::Clock::now(); });
   ~MemberController();
 
   // Runs reconcile() on a thread whenever the store changes (and when a pod becomes due to turn

@@ -34,16 +34,20 @@ class MemberFixture : public ::testing::Test {
  protected:
   void SetUp() override {
     store_ = Store::open({}).value();
-    controller_ = std::make_unique<MemberController>(*store_, MemberOptions{1000ms}, [this] { return now_; });
+    controller_ =
+        std::make_unique<MemberController>(*store_, MemberOptions{1000ms}, [this] { return now_; });
     now_ = *api::parseRfc3339("2026-11-22T10:00:00Z");
     for (const char* name : {"node-1", "node-2"}) node(name, "1");
   }
   void node(const std::string& name, const std::string& cpu) {
-    json::object n{{"apiVersion", "v1"},
-                   {"kind", "Node"},
-                   {"metadata", json::object{{"name", name}, {"uid", name}}},
-                   {"status", json::object{{"allocatable", json::object{{"cpu", cpu}, {"memory", "4Gi"}, {"pods", "110"}}},
-                                           {"conditions", json::array{json::object{{"type", "Ready"}, {"status", "True"}}}}}}};
+    json::object n{
+        {"apiVersion", "v1"},
+        {"kind", "Node"},
+        {"metadata", json::object{{"name", name}, {"uid", name}}},
+        {"status",
+         json::object{
+             {"allocatable", json::object{{"cpu", cpu}, {"memory", "4Gi"}, {"pods", "110"}}},
+             {"conditions", json::array{json::object{{"type", "Ready"}, {"status", "True"}}}}}}};
     if (auto existing = store_->get({"/nodes", "", name})) {
       ASSERT_TRUE(store_->update({"/nodes", "", name}, n, std::nullopt));
     } else {
@@ -51,18 +55,22 @@ class MemberFixture : public ::testing::Test {
     }
   }
   void deployment(int replicas, const std::string& image = "app:1") {
-    json::object container{{"name", "app"},
-                           {"image", image},
-                           {"resources", json::object{{"requests", json::object{{"cpu", "600m"}}}}}};
+    json::object container{
+        {"name", "app"},
+        {"image", image},
+        {"resources", json::object{{"requests", json::object{{"cpu", "600m"}}}}}};
     json::object podTemplate{{"metadata", json::object{{"labels", json::object{{"app", "web"}}}}},
                              {"spec", json::object{{"containers", json::array{container}}}}};
     json::object spec{{"replicas", replicas},
                       {"selector", json::object{{"matchLabels", json::object{{"app", "web"}}}}},
                       {"template", podTemplate}};
-    json::object d{{"apiVersion", "apps/v1"},
-                   {"kind", "Deployment"},
-                   {"metadata", json::object{{"name", "web"}, {"namespace", "default"}, {"uid", "dep-uid"}, {"generation", 1}}},
-                   {"spec", spec}};
+    json::object d{
+        {"apiVersion", "apps/v1"},
+        {"kind", "Deployment"},
+        {"metadata",
+         json::object{
+             {"name", "web"}, {"namespace", "default"}, {"uid", "dep-uid"}, {"generation", 1}}},
+        {"spec", spec}};
     if (auto existing = store_->get({"apps/deployments", "default", "web"})) {
       if (const auto* status = existing->if_contains("status")) d["status"] = *status;
       ASSERT_TRUE(store_->update({"apps/deployments", "default", "web"}, d, std::nullopt));
@@ -80,9 +88,13 @@ class MemberFixture : public ::testing::Test {
     for (const auto& p : pods()) n += f(p) ? 1 : 0;
     return n;
   }
-  static std::string phase(const json::object& p) { return std::string(p.at("status").at("phase").as_string()); }
+  static std::string phase(const json::object& p) {
+    return std::string(p.at("status").at("phase").as_string());
+  }
   static bool bound(const json::object& p) { return p.at("spec").as_object().contains("nodeName"); }
-  json::object deploymentStatus() { return store_->get({"apps/deployments", "default", "web"})->at("status").as_object(); }
+  json::object deploymentStatus() {
+    return store_->get({"apps/deployments", "default", "web"})->at("status").as_object();
+  }
 
   std::unique_ptr<Store> store_;
   std::unique_ptr<MemberController> controller_;
@@ -139,7 +151,9 @@ TEST_F(MemberFixture, DeletedPodsAreReplacedAndScalingRemovesUnscheduledFirst) {
   const auto first = pods();
   for (const auto& p : first) {
     if (bound(p)) {
-      ASSERT_TRUE(store_->remove({"/pods", "default", std::string(p.at("metadata").at("name").as_string())}, std::nullopt));
+      ASSERT_TRUE(
+          store_->remove({"/pods", "default", std::string(p.at("metadata").at("name").as_string())},
+                         std::nullopt));
       break;
     }
   }
@@ -171,7 +185,8 @@ TEST_F(MemberFixture, TemplateChangeRollsToANewReplicaSet) {
   }
   EXPECT_EQ(oldReplicas, 0);  // replaced once the new pods were available
   EXPECT_EQ(count([](const json::object& p) {
-              return p.at("spec").at("containers").at(0).at("image") == "app:2" && phase(p) == "Running";
+              return p.at("spec").at("containers").at(0).at("image") == "app:2" &&
+                     phase(p) == "Running";
             }),
             2);
   EXPECT_EQ(pods().size(), 2u);

@@ -393,16 +393,19 @@ TEST_F(ApiFixture, CustomResourceDefinitionsServeTheirResource) {
                   .empty());
 }
 
-// Reads watch events until `count` arrived (or the stream ended).
+// Reads watch events until `count` events other than BOOKMARKs arrived (or the stream ended).
 std::vector<json::value> readEvents(net::testing::IoThread& io, net::HttpClient& client,
-                                    const std::string& target, size_t count) {
+                                    const std::string& target, size_t count,
+                                    bool untilBookmark = false) {
   return io.run([&]() -> boost::asio::awaitable<std::vector<json::value>> {
     net::HttpRequest req{"GET", target, {{"Authorization", "Bearer secret-token"}}, ""};
     auto opened = co_await client.openStream(std::move(req), 5s);
     std::vector<json::value> events;
     if (!opened || !opened->stream) co_return events;
     std::string buffer;
-    while (events.size() < count) {
+    size_t changes = 0;
+    bool bookmarked = false;
+    while (changes < count || (untilBookmark && !bookmarked)) {
       auto part = co_await opened->stream->next(5s);
       if (!part || part->empty()) break;
       buffer += *part;
@@ -410,6 +413,11 @@ std::vector<json::value> readEvents(net::testing::IoThread& io, net::HttpClient&
       while ((nl = buffer.find('\n')) != std::string::npos) {
         events.push_back(json::parse(buffer.substr(0, nl)));
         buffer.erase(0, nl + 1);
+        if (events.back().at("type") != "BOOKMARK") {
+          ++changes;
+        } else if (changes >= count) {
+          bookmarked = true;
+        }
       }
     }
     opened->stream->close();
@@ -437,15 +445,23 @@ TEST_F(ApiFixture, WatchFromAVersionSeesLaterChangesAndBookmarks) {
       io_, *client_,
       "/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=" +
           rv,
-      3);
+      2, /*untilBookmark=*/true);
   writer.join();
   std::vector<std::string> seen;
+  int64_t lastVersion = 0;
   for (const auto& e : events) {
     const std::string type(e.at("type").as_string());
-    if (type == "BOOKMARK") continue;
+    const int64_t version =
+        std::stoll(std::string(e.at("object").at("metadata").at("resourceVersion").as_string()));
+    if (type == "BOOKMARK") {
+      EXPECT_GE(version, lastVersion);  // a bookmark never goes back
+      continue;
+    }
+    lastVersion = version;
     seen.push_back(type + " " + std::string(e.at("object").at("metadata").at("name").as_string()));
   }
   EXPECT_EQ(seen, (std::vector<std::string>{"ADDED after1", "ADDED after2"}));
+  EXPECT_EQ(events.back().at("type"), "BOOKMARK");
 }
 
 TEST_F(ApiFixture, WatchWithoutVersionStartsWithTheCurrentState) {
