@@ -16,15 +16,7 @@ using ::testing::Pair;
 using testing::q;
 
 SchedulingUnit unit(int32_t replicas, const std::string& type = "Divided") {
-  SchedulingUnit u;
-  u.key = "default/web";
-  u.apiVersion = "apps/v1";
-  u.kind = "Deployment";
-  u.replicas = replicas;
-  u.placement.replicaScheduling.emplace();
-  u.placement.replicaScheduling->type = type;
-  api::setDefaults(u.placement);
-  return u;
+  return testing::workloadUnit(replicas, type);
 }
 
 std::vector<api::FederatedCluster> threeMembers() {

@@ -4,6 +4,8 @@
 #include <string>
 
 #include "api/flotilla_types.h"
+#include "api/validation.h"
+#include "scheduler/framework/types.h"
 
 namespace flotilla::scheduler::testing {
 
@@ -22,6 +24,19 @@ inline api::FederatedCluster cluster(const std::string& name, const std::string&
   c.status.apiEnablements.push_back({"apps/v1", {{"deployments", "Deployment"}}});
   c.status.resources.allocatable = {{"cpu", q(cpu)}, {"memory", q(memory)}, {"pods", q("110")}};
   return c;
+}
+
+// A Deployment-backed unit "default/web" with a defaulted placement of the given replica type.
+inline SchedulingUnit workloadUnit(int32_t replicas, const std::string& type = "Divided") {
+  SchedulingUnit u;
+  u.key = "default/web";
+  u.apiVersion = "apps/v1";
+  u.kind = "Deployment";
+  u.replicas = replicas;
+  u.placement.replicaScheduling.emplace();
+  u.placement.replicaScheduling->type = type;
+  api::setDefaults(u.placement);
+  return u;
 }
 
 }  // namespace flotilla::scheduler::testing

@@ -183,6 +183,52 @@ struct HttpClient::Impl {
     }
     co_return std::move(conn);
   }
+
+  // A connection and the parser that read (part of) its response.
+  template <class Parser>
+  struct Sent {
+    std::unique_ptr<Connection> conn;
+    std::unique_ptr<Parser> parser;
+  };
+
+  // Writes `req` and runs `read` (the whole response, or only its header) on a pooled or new
+  // connection. A pooled connection the server closed in the meantime fails before any answer:
+  // that is retried once on a new connection when it cannot repeat a side effect.
+  template <class Parser, class Configure, class Read>
+  asio::awaitable<api::Result<Sent<Parser>>> send(const http::request<http::string_body>& req,
+                                                  const std::string& method,
+                                                  Clock::time_point deadline,
+                                                  std::chrono::milliseconds timeout,
+                                                  Configure configure, Read read) {
+    for (int attempt = 0;; ++attempt) {
+      auto conn = takeIdle();
+      const bool reused = conn != nullptr;
+      if (!conn) {
+        auto fresh = co_await connect(deadline, timeout);
+        if (!fresh) co_return fresh.error();
+        conn = std::move(*fresh);
+      }
+      auto parser = std::make_unique<Parser>();
+      configure(*parser);
+      conn->lowest().expires_at(deadline);
+      auto [wec, written] =
+          co_await onStream(*conn, [&](auto& s) { return http::async_write(s, req, kAwait); });
+      (void)written;
+      boost::system::error_code ec = wec;
+      if (!ec) {
+        auto [rec, got] =
+            co_await onStream(*conn, [&](auto& s) { return read(s, conn->buffer, *parser); });
+        (void)got;
+        ec = rec;
+      }
+      if (!ec) co_return Sent<Parser>{std::move(conn), std::move(parser)};
+      conn->close();
+      const bool safe = wec || idempotent(method);
+      if (reused && attempt == 0 && !parser->got_some() && ec != beast::error::timeout && safe)
+        continue;
+      co_return failure("request to", ec, timeout);
+    }
+  }
 };
 
 namespace {
@@ -273,106 +319,64 @@ asio::awaitable<api::Result<HttpResponse>> HttpClient::request(HttpRequest reque
                                                                std::chrono::milliseconds timeout) {
   std::shared_ptr<Impl> self = impl_;
   const auto deadline = Clock::now() + timeout;
-  auto req = self->toBeast(request);
-  for (int attempt = 0;; ++attempt) {
-    auto conn = self->takeIdle();
-    const bool reused = conn != nullptr;
-    if (!conn) {
-      auto fresh = co_await self->connect(deadline, timeout);
-      if (!fresh) co_return fresh.error();
-      conn = std::move(*fresh);
-    }
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(self->options.maxResponseBody);
-    conn->lowest().expires_at(deadline);
-    auto [wec, written] =
-        co_await onStream(*conn, [&](auto& s) { return http::async_write(s, req, kAwait); });
-    (void)written;
-    boost::system::error_code ec = wec;
-    if (!ec) {
-      auto [rec, read] = co_await onStream(
-          *conn, [&](auto& s) { return http::async_read(s, conn->buffer, parser, kAwait); });
-      (void)read;
-      ec = rec;
-    }
-    if (ec) {
-      conn->close();
-      // A pooled connection the server closed in the meantime fails before any answer: retry once
-      // on a new connection when that cannot repeat a side effect.
-      const bool safe = wec || idempotent(request.method);
-      if (reused && attempt == 0 && !parser.got_some() && ec != beast::error::timeout && safe)
-        continue;
-      co_return self->failure("request to", ec, timeout);
-    }
-    auto response = parser.release();
-    const bool keepAlive = response.keep_alive();
-    HttpResponse out = fromBeast(response.base(), std::move(response.body()));
-    if (keepAlive) {
-      self->putIdle(std::move(conn));
-    } else {
-      conn->close();
-    }
-    co_return out;
+  const auto req = self->toBeast(request);
+  using Parser = http::response_parser<http::string_body>;
+  const size_t limit = self->options.maxResponseBody;
+  auto sent = co_await self->send<Parser>(
+      req, request.method, deadline, timeout, [limit](Parser& p) { p.body_limit(limit); },
+      [](auto& stream, beast::flat_buffer& buffer, Parser& p) {
+        return http::async_read(stream, buffer, p, kAwait);
+      });
+  if (!sent) co_return sent.error();
+  auto response = sent->parser->release();
+  const bool keepAlive = response.keep_alive();
+  HttpResponse out = fromBeast(response.base(), std::move(response.body()));
+  if (keepAlive) {
+    self->putIdle(std::move(sent->conn));
+  } else {
+    sent->conn->close();
   }
+  co_return out;
 }
 
 asio::awaitable<api::Result<HttpClient::Streamed>> HttpClient::openStream(
     HttpRequest request, std::chrono::milliseconds timeout) {
   std::shared_ptr<Impl> self = impl_;
   const auto deadline = Clock::now() + timeout;
-  auto req = self->toBeast(request);
-  for (int attempt = 0;; ++attempt) {
-    auto conn = self->takeIdle();
-    const bool reused = conn != nullptr;
-    if (!conn) {
-      auto fresh = co_await self->connect(deadline, timeout);
-      if (!fresh) co_return fresh.error();
-      conn = std::move(*fresh);
-    }
-    auto parser = std::make_unique<http::response_parser<http::buffer_body>>();
-    parser->body_limit(boost::none);  // watch streams have no size limit, only an idle timeout
-    conn->lowest().expires_at(deadline);
-    auto [wec, written] =
-        co_await onStream(*conn, [&](auto& s) { return http::async_write(s, req, kAwait); });
-    (void)written;
-    boost::system::error_code ec = wec;
-    if (!ec) {
-      auto [rec, read] = co_await onStream(*conn, [&](auto& s) {
-        return http::async_read_header(s, conn->buffer, *parser, kAwait);
+  const auto req = self->toBeast(request);
+  using Parser = http::response_parser<http::buffer_body>;
+  auto sent = co_await self->send<Parser>(
+      req, request.method, deadline, timeout,
+      // Watch streams have no size limit, only an idle timeout.
+      [](Parser& p) { p.body_limit(boost::none); },
+      [](auto& stream, beast::flat_buffer& buffer, Parser& p) {
+        return http::async_read_header(stream, buffer, p, kAwait);
       });
-      (void)read;
-      ec = rec;
-    }
-    if (ec) {
-      conn->close();
-      const bool safe = wec || idempotent(request.method);
-      if (reused && attempt == 0 && !parser->got_some() && ec != beast::error::timeout && safe)
-        continue;
-      co_return self->failure("request to", ec, timeout);
-    }
-    Streamed out;
-    out.response = fromBeast(parser->get().base(), {});
-    auto stream = std::make_unique<StreamImpl>(self, std::move(conn), std::move(parser));
-    if (out.response.status >= 200 && out.response.status < 300) {
-      out.stream = std::move(stream);
-      co_return out;
-    }
-    // An error answer (410 Gone, 403, ...) is read whole, within the same deadline.
-    while (true) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) co_return self->failure("request to", beast::error::timeout, timeout);
-      auto part = co_await stream->next(left);
-      if (!part) co_return part.error();
-      if (part->empty()) break;
-      out.response.body += *part;
-      if (out.response.body.size() > kErrorBodyLimit) {
-        stream->close();
-        break;
-      }
-    }
+  if (!sent) co_return sent.error();
+  auto conn = std::move(sent->conn);
+  auto parser = std::move(sent->parser);
+  Streamed out;
+  out.response = fromBeast(parser->get().base(), {});
+  auto stream = std::make_unique<StreamImpl>(self, std::move(conn), std::move(parser));
+  if (out.response.status >= 200 && out.response.status < 300) {
+    out.stream = std::move(stream);
     co_return out;
   }
+  // An error answer (410 Gone, 403, ...) is read whole, within the same deadline.
+  while (true) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) co_return self->failure("request to", beast::error::timeout, timeout);
+    auto part = co_await stream->next(left);
+    if (!part) co_return part.error();
+    if (part->empty()) break;
+    out.response.body += *part;
+    if (out.response.body.size() > kErrorBodyLimit) {
+      stream->close();
+      break;
+    }
+  }
+  co_return out;
 }
 
 }  // namespace flotilla::net

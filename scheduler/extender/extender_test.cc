@@ -153,18 +153,6 @@ class MockExtenderClient : public ExtenderClient {
               (override));
 };
 
-SchedulingUnit divided(int32_t replicas) {
-  SchedulingUnit u;
-  u.key = "default/web";
-  u.apiVersion = "apps/v1";
-  u.kind = "Deployment";
-  u.replicas = replicas;
-  u.placement.replicaScheduling.emplace();
-  u.placement.replicaScheduling->type = "Divided";
-  api::setDefaults(u.placement);
-  return u;
-}
-
 std::vector<api::FederatedCluster> members() {
   return {testing::cluster("member1"), testing::cluster("member2"), testing::cluster("member3")};
 }
@@ -182,8 +170,8 @@ TEST(SchedulerWithExtenders, FilterVerdictsAndScoresEnterTheCycle) {
         return scored;
       });
   const Profile profile = defaultProfile().value();
-  auto result =
-      scheduleUnit(profile, divided(4), members(), {.explain = true, .extenders = &extenders});
+  auto result = scheduleUnit(profile, testing::workloadUnit(4), members(),
+                             {.explain = true, .extenders = &extenders});
   ASSERT_TRUE(result.ok()) << result.message;
   EXPECT_EQ(result.verdicts[1].plugin, "extender/gpu");
   EXPECT_EQ(result.verdicts[1].reason, "no GPU");
@@ -201,7 +189,8 @@ TEST(SchedulerWithExtenders, NonIgnorableFilterFailureFailsTheCycle) {
   EXPECT_CALL(extenders, filter(_, _)).WillOnce(Return(failed));
   EXPECT_CALL(extenders, prioritize(_, _)).Times(0);
   const Profile profile = defaultProfile().value();
-  auto result = scheduleUnit(profile, divided(4), members(), {.extenders = &extenders});
+  auto result =
+      scheduleUnit(profile, testing::workloadUnit(4), members(), {.extenders = &extenders});
   EXPECT_EQ(result.outcome, ScheduleResult::Outcome::kError);
   EXPECT_STREQ(result.reason(), "SchedulerError");
   EXPECT_EQ(result.message, "extender gpu filter: timed out");
@@ -214,7 +203,8 @@ TEST(SchedulerWithExtenders, EveryClusterRejectedIsNoClusterFit) {
     filtered.rejected.push_back({c, "extender/gpu", "no GPU"});
   EXPECT_CALL(extenders, filter(_, _)).WillOnce(Return(filtered));
   const Profile profile = defaultProfile().value();
-  auto result = scheduleUnit(profile, divided(4), members(), {.extenders = &extenders});
+  auto result =
+      scheduleUnit(profile, testing::workloadUnit(4), members(), {.extenders = &extenders});
   EXPECT_EQ(result.outcome, ScheduleResult::Outcome::kNoClusterFit);
   EXPECT_EQ(result.message, "0/3 clusters are available: 3 no GPU.");
 }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
-#include <random>
 
 #include "api/quantity.h"
+#include "sim/storage/ids.h"
 
 namespace flotilla::sim {
 namespace json = boost::json;
@@ -56,26 +56,6 @@ json::object ownerReference(const json::object& owner, const char* kind) {
   return json::object{{"apiVersion", "apps/v1"},     {"kind", kind},
                       {"name", meta(owner, "name")}, {"uid", meta(owner, "uid")},
                       {"controller", true},          {"blockOwnerDeletion", true}};
-}
-
-std::string randomSuffix() {
-  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-  thread_local std::mt19937 rng{std::random_device{}()};
-  std::string out;
-  for (int i = 0; i < 5; ++i) out += kAlphabet[rng() % (sizeof kAlphabet - 1)];
-  return out;
-}
-
-std::string newUid() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[37];
-  const uint64_t a = rng();
-  const uint64_t b = rng();
-  std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
-                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
-                static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return buf;
 }
 
 int64_t quantityMilli(const json::object& list, std::string_view key) {
@@ -408,7 +388,7 @@ int MemberController::reconcileReplicaSets() {
     int64_t count = static_cast<int64_t>(pods.size());
     for (; count < desired; ++count) {
       const auto& podTemplate = objectAt(spec, "template");
-      const std::string podName = meta(rs, "name") + "-" + randomSuffix();
+      const std::string podName = meta(rs, "name") + "-" + randomNameSuffix();
       json::object pod{
           {"apiVersion", "v1"},
           {"kind", "Pod"},

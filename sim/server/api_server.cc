@@ -4,7 +4,6 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <random>
 
 #include "api/base64.h"
 #include "sim/server/internal.h"
@@ -130,18 +129,6 @@ asio::awaitable<void> waitDurable(Store& store, uint64_t seq) {
         });
       },
       asio::use_awaitable);
-}
-
-std::string newUid() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  const uint64_t a = rng();
-  const uint64_t b = rng();
-  char buf[37];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
-                static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
-                static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return buf;
 }
 
 }  // namespace internal

@@ -2,7 +2,6 @@
 // applies: immutable metadata, generation on spec changes, status subresources, finalizers,
 // owner-reference garbage collection, namespace lifecycle, CRDs).
 #include <boost/json.hpp>
-#include <random>
 
 #include "api/base64.h"
 #include "api/names.h"
@@ -62,14 +61,6 @@ bool hasFinalizers(const json::object& object) {
   if (!m || !m->is_object()) return false;
   const auto* f = m->as_object().if_contains("finalizers");
   return f && f->is_array() && !f->as_array().empty();
-}
-
-std::string generateSuffix() {
-  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-  thread_local std::mt19937 rng{std::random_device{}()};
-  std::string out;
-  for (int i = 0; i < 5; ++i) out += kAlphabet[rng() % (sizeof kAlphabet - 1)];
-  return out;
 }
 
 struct ContinueToken {
@@ -195,7 +186,7 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
     if (generate.empty())
       return invalidObject(r, "",
                            {{"metadata.name", "Required value: name or generateName is required"}});
-    name = generate + generateSuffix();
+    name = generate + randomNameSuffix();
     meta["name"] = name;
   }
   if (!api::isDns1123Subdomain(name))

@@ -11,6 +11,7 @@
 #include "sim/server/api_server.h"
 #include "sim/server/request.h"
 #include "sim/server/table.h"
+#include "sim/storage/ids.h"
 
 namespace flotilla::sim {
 
@@ -59,8 +60,6 @@ net::HttpResponse errorReply(const api::Error& error, const ResourceInfo* resour
                              const std::string& name = "");
 // Resumes the coroutine once every store write up to `seq` is durable.
 boost::asio::awaitable<void> waitDurable(Store& store, uint64_t seq);
-
-std::string newUid();
 
 }  // namespace internal
 }  // namespace flotilla::sim

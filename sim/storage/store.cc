@@ -342,9 +342,8 @@ api::Result<Store::Written> Store::create(const ObjectKey& key, json::object obj
   return Written{std::move(object), seq};
 }
 
-api::Result<Store::Written> Store::update(const ObjectKey& key, json::object object,
-                                          std::optional<int64_t> expectedVersion) {
-  std::lock_guard lock(mutex_);
+api::Result<std::pair<Store::Collection*, Store::Collection::iterator>> Store::findForWriteLocked(
+    const ObjectKey& key, std::optional<int64_t> expectedVersion) {
   if (!diskError_.empty()) return api::Error{api::reason::kInternalError, 500, diskError_, {}};
   auto& collection = collections_[key.resource];
   auto it = collection.find(collectionKey(key));
@@ -355,6 +354,15 @@ api::Result<Store::Written> Store::update(const ObjectKey& key, json::object obj
                       "the object has been modified; please apply your changes to the latest "
                       "version and try again",
                       {}};
+  return std::pair<Collection*, Collection::iterator>{&collection, it};
+}
+
+api::Result<Store::Written> Store::update(const ObjectKey& key, json::object object,
+                                          std::optional<int64_t> expectedVersion) {
+  std::lock_guard lock(mutex_);
+  auto found = findForWriteLocked(key, expectedVersion);
+  if (!found) return found.error();
+  auto& [collection, it] = *found;
   const int64_t version = ++version_;
   setVersion(object, version);
   const uint64_t seq = appendLocked(StoredEvent::Type::kModified, key, object, version);
@@ -365,21 +373,14 @@ api::Result<Store::Written> Store::update(const ObjectKey& key, json::object obj
 api::Result<Store::Written> Store::remove(const ObjectKey& key,
                                           std::optional<int64_t> expectedVersion) {
   std::lock_guard lock(mutex_);
-  if (!diskError_.empty()) return api::Error{api::reason::kInternalError, 500, diskError_, {}};
-  auto& collection = collections_[key.resource];
-  auto it = collection.find(collectionKey(key));
-  if (it == collection.end()) return api::Error{api::reason::kNotFound, 404, "not found", {}};
-  if (expectedVersion && *expectedVersion != it->second.version)
-    return api::Error{api::reason::kConflict,
-                      409,
-                      "the object has been modified; please apply your changes to the latest "
-                      "version and try again",
-                      {}};
+  auto found = findForWriteLocked(key, expectedVersion);
+  if (!found) return found.error();
+  auto& [collection, it] = *found;
   // A deletion has its own version: watchers see the DELETED event at it (as etcd does).
   const int64_t version = ++version_;
   json::object last = std::move(it->second.object);
   setVersion(last, version);
-  collection.erase(it);
+  collection->erase(it);
   const uint64_t seq = appendLocked(StoredEvent::Type::kDeleted, key, last, version);
   return Written{std::move(last), seq};
 }

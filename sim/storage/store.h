@@ -120,6 +120,9 @@ class Store {
     int64_t version = 0;
   };
   using Collection = std::map<std::string, Entry>;  // "namespace/name" -> entry
+  // The stored entry for an update or removal, or NotFound / Conflict (or the disk error).
+  api::Result<std::pair<Collection*, Collection::iterator>> findForWriteLocked(
+      const ObjectKey& key, std::optional<int64_t> expectedVersion);
 
   StoreOptions options_;
   mutable std::mutex mutex_;
