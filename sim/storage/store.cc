@@ -264,10 +264,12 @@ void Store::commitLoop() {
     if (ok && logBytes_ > options_.compactAfterBytes) {
       if (auto compacted = compactLocked(); !compacted) diskError_ = compacted.error().message;
     }
-    durableWake_.notify_all();
     lock.unlock();
     for (auto& done : ready) done();
     lock.lock();
+    // flush() returns only once the callbacks of everything it waited for have run.
+    releasedSeq_ = seq;
+    durableWake_.notify_all();
   }
 }
 
@@ -416,7 +418,7 @@ void Store::onDurable(uint64_t commitSeq, std::function<void()> done) {
 void Store::flush() {
   std::unique_lock lock(mutex_);
   const uint64_t target = appendedSeq_;
-  durableWake_.wait(lock, [&] { return durableSeq_ >= target || options_.dataDir.empty(); });
+  durableWake_.wait(lock, [&] { return releasedSeq_ >= target || options_.dataDir.empty(); });
 }
 
 int64_t Store::resourceVersion() const {

@@ -136,6 +136,7 @@ class Store {
   std::vector<EventPtr> pendingEvents_;
   uint64_t appendedSeq_ = 0;
   uint64_t durableSeq_ = 0;
+  uint64_t releasedSeq_ = 0;  // durable and its onDurable callbacks have run
   std::multimap<uint64_t, std::function<void()>> durableWaiters_;
   std::condition_variable commitWake_;
   std::condition_variable durableWake_;
