@@ -7,6 +7,8 @@
 #include <fstream>
 #include <random>
 
+#include "api/temp_dir.h"
+
 namespace flotilla::sim {
 namespace {
 
@@ -29,19 +31,7 @@ struct Recorder : EventSink {
   }
 };
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("flotilla-store-" + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using api::testing::TempDir;
 
 const ObjectKey kWeb{"apps/deployments", "default", "web"};
 
