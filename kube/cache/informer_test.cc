@@ -1,0 +1,237 @@
+#include "kube/cache/informer.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <random>
+
+#include "kube/client/delayer_recorder.h"
+#include "kube/client/scripted_server.h"
+
+namespace flotilla::kube {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using net::testing::eventually;
+using net::testing::IoThread;
+
+const ResourceId kConfigMaps{"", "v1", "configmaps", true, "ConfigMap"};
+
+// The server's truth: objects with versions, an event log with a compaction point (older versions
+// get 410), and a watch that sends what happened since the client's version in randomly split
+// chunks and then ends, sometimes in the middle of an event, to force every reconnect path.
+class TruthServer {
+ public:
+  explicit TruthServer(uint32_t seed) : rng_(seed) {}
+
+  void put(const std::string& name, const std::string& value) {
+    std::lock_guard lock(mutex_);
+    const bool exists = objects_.count(name) > 0;
+    json::object o{{"apiVersion", "v1"},
+                   {"kind", "ConfigMap"},
+                   {"metadata", json::object{{"name", name},
+                                             {"namespace", "d"},
+                                             {"resourceVersion", std::to_string(++rv_)}}},
+                   {"data", json::object{{"v", value}}}};
+    objects_[name] = o;
+    log_.push_back({rv_, exists ? "MODIFIED" : "ADDED", o});
+  }
+  void remove(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    auto it = objects_.find(name);
+    if (it == objects_.end()) return;
+    json::object o = it->second;
+    o["metadata"].as_object()["resourceVersion"] = std::to_string(++rv_);
+    objects_.erase(it);
+    log_.push_back({rv_, "DELETED", o});
+  }
+  // Forgets the event log: watches from any version up to now get 410 and must relist, and the
+  // relist's diff must produce what the lost events would have said.
+  void compact(bool asErrorEvent) {
+    std::lock_guard lock(mutex_);
+    compactedThrough_ = rv_;
+    goneAsEvent_ = asErrorEvent;
+  }
+  std::map<std::string, std::string> truth() const {
+    std::lock_guard lock(mutex_);
+    std::map<std::string, std::string> out;
+    for (const auto& [name, o] : objects_)
+      out[name] = std::string(o.at("metadata").at("resourceVersion").as_string());
+    return out;
+  }
+
+  testing::Reply answer(const net::HttpRequest& r) {
+    std::lock_guard lock(mutex_);
+    const std::string query(r.query());
+    if (query.find("watch=true") == std::string::npos) {
+      json::array items;
+      for (const auto& [name, o] : objects_) items.push_back(o);
+      json::object list{{"kind", "ConfigMapList"},
+                        {"metadata", json::object{{"resourceVersion", std::to_string(rv_)}}},
+                        {"items", std::move(items)}};
+      return testing::json(200, json::serialize(list));
+    }
+    const auto at = query.find("resourceVersion=");
+    const int64_t from = std::stoll(query.substr(at + 16));
+    if (from <= compactedThrough_) {
+      const std::string status = testing::status(410, "Expired", "too old resource version");
+      if (goneAsEvent_) return testing::stream({R"({"type":"ERROR","object":)" + status + "}\n"});
+      return testing::json(410, status);
+    }
+    std::string bytes;
+    for (const auto& e : log_) {
+      if (e.rv <= from) continue;
+      bytes += json::serialize(json::object{{"type", e.type}, {"object", e.object}}) + "\n";
+    }
+    bytes += R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","metadata":{"resourceVersion":")" +
+             std::to_string(rv_) + "\"}}}\n";
+    if (rng_() % 4 == 0 && bytes.size() > 10) bytes.resize(bytes.size() - 5);  // cut mid-event
+    std::vector<std::string> chunks;
+    for (size_t i = 0; i < bytes.size();) {
+      const size_t n = 1 + rng_() % 90;
+      chunks.push_back(bytes.substr(i, n));
+      i += n;
+    }
+    return testing::stream(std::move(chunks));
+  }
+
+ private:
+  struct Event {
+    int64_t rv;
+    std::string type;
+    json::object object;
+  };
+  mutable std::mutex mutex_;
+  std::minstd_rand rng_;
+  int64_t rv_ = 100;
+  int64_t compactedThrough_ = 0;
+  bool goneAsEvent_ = false;
+  std::map<std::string, json::object> objects_;
+  std::vector<Event> log_;
+};
+
+// What the handlers were told, checked for impossible sequences as they arrive.
+struct HandlerView {
+  std::mutex mutex;
+  std::map<std::string, std::string> objects;  // name → resourceVersion
+  std::vector<std::string> violations;
+  int adds = 0, updates = 0, deletes = 0, inferredDeletes = 0;
+
+  EventHandler handler() {
+    auto name = [](const ObjectPtr& o) {
+      return std::string(o->at("metadata").at("name").as_string());
+    };
+    return EventHandler{
+        [this, name](const ObjectPtr& o) {
+          std::lock_guard lock(mutex);
+          ++adds;
+          if (!objects.emplace(name(o), resourceVersionOf(*o)).second)
+            violations.push_back("duplicate add " + name(o));
+        },
+        [this, name](const ObjectPtr& before, const ObjectPtr& after) {
+          std::lock_guard lock(mutex);
+          ++updates;
+          auto it = objects.find(name(after));
+          if (it == objects.end())
+            violations.push_back("update of unknown " + name(after));
+          else if (it->second != resourceVersionOf(*before))
+            violations.push_back("update from a version we never had " + name(after));
+          else if (resourceVersionOf(*before) == resourceVersionOf(*after))
+            violations.push_back("duplicate update " + name(after));
+          objects[name(after)] = resourceVersionOf(*after);
+        },
+        [this, name](const ObjectPtr& last, bool inferred) {
+          std::lock_guard lock(mutex);
+          ++deletes;
+          inferredDeletes += inferred;
+          if (objects.erase(name(last)) == 0)
+            violations.push_back("delete of unknown " + name(last));
+        }};
+  }
+  std::map<std::string, std::string> snapshot() {
+    std::lock_guard lock(mutex);
+    return objects;
+  }
+};
+
+class InformerTruth : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(InformerTruth, HandlersMatchTheServerAcrossDropsAndRelists) {
+  IoThread io;
+  TruthServer truth(GetParam());
+  testing::ScriptedServer server(io, [&](const net::HttpRequest& r) { return truth.answer(r); });
+  RestConfig config;
+  config.server = server.url();
+  RestClientOptions clientOptions;
+  auto delayer = std::make_shared<testing::RecordingDelayer>();
+  clientOptions.delayer = delayer;
+  auto client = RestClient::create(io.io().get_executor(), config, clientOptions).value();
+
+  for (int i = 0; i < 20; ++i) truth.put("cm-" + std::to_string(i), "v0");
+  InformerOptions options;
+  options.delayer = delayer;  // backoffs are recorded, not slept
+  SharedInformer informer(*client, kConfigMaps, options);
+  HandlerView view;
+  informer.addHandler(view.handler());
+  informer.start(io.io().get_executor());
+  ASSERT_TRUE(eventually([&] { return informer.hasSynced(); }));
+
+  std::minstd_rand rng(GetParam());
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 30; ++i) {
+      const std::string name = "cm-" + std::to_string(rng() % 40);
+      if (rng() % 3 == 0)
+        truth.remove(name);
+      else
+        truth.put(name, "r" + std::to_string(round));
+    }
+    if (round % 2 == 1) {
+      truth.compact(round % 4 == 1);
+      // Changes after the compaction (the relist's version is newer than the compaction point).
+      truth.remove("cm-" + std::to_string(rng() % 40));
+      truth.put("silent-" + std::to_string(round), "s");
+    }
+    ASSERT_TRUE(eventually([&] { return view.snapshot() == truth.truth(); }))
+        << "round " << round << ": " << view.snapshot().size() << " vs " << truth.truth().size();
+  }
+  informer.stop();
+  std::lock_guard lock(view.mutex);
+  EXPECT_TRUE(view.violations.empty()) << view.violations.front();
+  EXPECT_GE(informer.stats().relistsAfterGone, 3u);
+  EXPECT_GT(view.inferredDeletes + view.adds, 0);
+  EXPECT_EQ(informer.store().size(), truth.truth().size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, InformerTruth, ::testing::Values(1u, 7u, 42u));
+
+TEST(Indexer, IndexesFollowUpdatesAndDeletes) {
+  Indexer indexer;
+  indexer.addIndex("labels", labelIndexValues);
+  auto make = [](const char* ns, const char* name, const char* rv, const char* app) {
+    return std::make_shared<json::object>(
+        json::object{{"metadata", json::object{{"namespace", ns},
+                                               {"name", name},
+                                               {"resourceVersion", rv},
+                                               {"labels", json::object{{"app", app}}}}}});
+  };
+  ASSERT_EQ(indexer.upsert(make("a", "x", "1", "web"))->type, Change::Type::kAdded);
+  ASSERT_EQ(indexer.upsert(make("b", "y", "2", "web"))->type, Change::Type::kAdded);
+  EXPECT_FALSE(indexer.upsert(make("a", "x", "1", "web")));  // same version: a duplicate
+  EXPECT_EQ(indexer.byIndex("labels", "app=web").size(), 2u);
+  ASSERT_EQ(indexer.upsert(make("a", "x", "3", "api"))->type, Change::Type::kUpdated);
+  EXPECT_EQ(indexer.byIndex("labels", "app=web").size(), 1u);
+  EXPECT_EQ(indexer.byIndex("labels", "app=api").size(), 1u);
+  EXPECT_EQ(indexer.byIndex(kNamespaceIndex, "b").size(), 1u);
+  EXPECT_EQ(indexer.get("a/x")->at("metadata").at("resourceVersion"), "3");
+  auto changes = indexer.replace({make("b", "y", "2", "web"), make("c", "z", "4", "db")});
+  ASSERT_EQ(changes.size(), 2u);  // z added, x deleted (final state unknown), y unchanged
+  EXPECT_EQ(changes[0].type, Change::Type::kAdded);
+  EXPECT_EQ(changes[1].type, Change::Type::kDeleted);
+  EXPECT_TRUE(changes[1].finalStateUnknown);
+  EXPECT_TRUE(indexer.byIndex("labels", "app=api").empty());
+  EXPECT_EQ(indexer.keys(), (std::vector<std::string>{"b/y", "c/z"}));
+}
+
+}  // namespace
+}  // namespace flotilla::kube
