@@ -1,8 +1,12 @@
 #include "api/result.h"
 
+#include <ostream>
+
 #include <stdexcept>
 
 namespace flotilla::api {
+
+std::ostream& operator<<(std::ostream& os, const Error& e) { return os << e.str(); }
 
 std::string Error::str() const {
   std::string out = message;

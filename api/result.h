@@ -2,6 +2,7 @@
 #pragma once
 
 #include <boost/system/result.hpp>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct Error {
 
   std::string str() const;
 };
+
+// For test output (gmock and boost::system::result print the values they compare).
+std::ostream& operator<<(std::ostream& os, const Error& e);
 
 Error badRequest(std::string message);
 Error invalid(std::string message, FieldErrors causes);
