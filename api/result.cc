@@ -1,7 +1,6 @@
 #include "api/result.h"
 
 #include <ostream>
-
 #include <stdexcept>
 
 namespace flotilla::api {

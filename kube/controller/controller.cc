@@ -24,21 +24,24 @@ json::value metaField(const ObjectPtr& o, const char* key) {
 }  // namespace
 
 Predicate generationChanged() {
-  return Predicate{nullptr, [](const ObjectPtr& a, const ObjectPtr& b) {
+  return Predicate{nullptr,
+                   [](const ObjectPtr& a, const ObjectPtr& b) {
                      return metaField(a, "generation") != metaField(b, "generation");
                    },
                    nullptr};
 }
 
 Predicate labelsChanged() {
-  return Predicate{nullptr, [](const ObjectPtr& a, const ObjectPtr& b) {
+  return Predicate{nullptr,
+                   [](const ObjectPtr& a, const ObjectPtr& b) {
                      return metaField(a, "labels") != metaField(b, "labels");
                    },
                    nullptr};
 }
 
 Predicate annotationsChanged() {
-  return Predicate{nullptr, [](const ObjectPtr& a, const ObjectPtr& b) {
+  return Predicate{nullptr,
+                   [](const ObjectPtr& a, const ObjectPtr& b) {
                      return metaField(a, "annotations") != metaField(b, "annotations");
                    },
                    nullptr};
@@ -80,9 +83,8 @@ MapFunc mapToOwner(const std::string& ownerKind, const std::string& ownerGroup) 
       const std::string group = slash == std::string::npos ? "" : av.substr(0, slash);
       if (group != ownerGroup) continue;
       const std::string n(name->as_string());
-      keys.push_back(ns.is_string() && !ns.as_string().empty()
-                         ? std::string(ns.as_string()) + "/" + n
-                         : n);
+      keys.push_back(
+          ns.is_string() && !ns.as_string().empty() ? std::string(ns.as_string()) + "/" + n : n);
     }
     return keys;
   };
@@ -101,8 +103,8 @@ Controller::Controller(std::string name, Reconciler& reconciler, ControllerOptio
       reconciler_(reconciler),
       workers_(std::max(1, options.workers)),
       clock_(options.clock ? options.clock : &realClock_) {
-  auto limiter = options.rateLimiter ? std::move(options.rateLimiter)
-                                     : defaultControllerRateLimiter(*clock_);
+  auto limiter =
+      options.rateLimiter ? std::move(options.rateLimiter) : defaultControllerRateLimiter(*clock_);
   queue_ = std::make_unique<WorkQueue>(*clock_, std::move(limiter));
 }
 

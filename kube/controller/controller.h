@@ -42,7 +42,7 @@ struct Predicate {
   std::function<bool(const ObjectPtr& oldObject, const ObjectPtr& newObject)> update;
   std::function<bool(const ObjectPtr&)> remove;
 };
-Predicate generationChanged();          // spec changes only (status writes are ignored)
+Predicate generationChanged();  // spec changes only (status writes are ignored)
 Predicate labelsChanged();
 Predicate annotationsChanged();
 Predicate anyOf(std::vector<Predicate> predicates);  // updates pass when any passes

@@ -3,9 +3,9 @@
 
 #include <gmock/gmock.h>
 
-#include "kube/controller/controller.h"
-
 #include <ostream>
+
+#include "kube/controller/controller.h"
 
 namespace flotilla::kube {
 // gmock prints the values it compares.
