@@ -324,6 +324,17 @@ api::Result<json::object> ApiServer::write(const ResourceInfo& r, const ObjectKe
     return servedAs(std::move(removed->object), r);
   }
   if (dryRun) return servedAs(std::move(out), r);
+  // Like kube-apiserver's storage, a write that changes nothing is not a write: no new
+  // resourceVersion, no watch event (a second identical apply is a no-op).
+  {
+    json::object candidate = out;
+    if (const auto* rv = was.if_contains("resourceVersion")) {
+      metadata(candidate)["resourceVersion"] = *rv;
+    } else {
+      metadata(candidate).erase("resourceVersion");
+    }
+    if (candidate == current) return servedAs(json::object(current), r);
+  }
   auto written = store_.update(key, std::move(out), version);
   if (!written) {
     if (written.error().reason == api::reason::kConflict)

@@ -1,0 +1,35 @@
+// The API server integration tests run against: the cluster named by FLOTILLA_TEST_KUBECONFIG
+// (its current context) when set, so the same suite proves compatibility with a real
+// kube-apiserver; otherwise a flotilla-sim process started for the test run. Tests create and
+// remove their own namespaces, CRDs and Leases; nothing else in the cluster is touched.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+#include "kube/config/rest_config.h"
+
+namespace flotilla::kube::testing {
+
+class TestCluster {
+ public:
+  // Started on first use, stopped at process exit.
+  static TestCluster& get();
+  ~TestCluster();
+
+  const RestConfig& config() const { return config_; }
+  bool external() const { return external_; }
+  // A fresh name ("flotilla-it-<random>") for a namespace, group or lease.
+  static std::string uniqueName(const std::string& prefix = "flotilla-it");
+
+ private:
+  TestCluster();
+  RestConfig config_;
+  bool external_ = false;
+  pid_t simPid_ = -1;
+  std::filesystem::path dir_;
+};
+
+}  // namespace flotilla::kube::testing
