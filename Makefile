@@ -67,6 +67,7 @@ crds: build ## Regenerate crds/*.yaml from the C++ API types
 bench: build ## Run the benchmarks (numbers, not pass/fail; pin to one core with taskset)
 	taskset -c 0 $(BUILD_DIR)/bench/scheduler_bench --benchmark_counters_tabular=true
 	$(BUILD_DIR)/bench/sim_bench --kubectl
+	$(BUILD_DIR)/bench/kube_bench
 
 run: build ## Run the demo scenario (see README)
 	@scripts/demo.sh $(BUILD_DIR)

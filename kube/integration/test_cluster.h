@@ -4,12 +4,11 @@
 // remove their own namespaces, CRDs and Leases; nothing else in the cluster is touched.
 #pragma once
 
-#include <sys/types.h>
-
-#include <filesystem>
+#include <memory>
 #include <string>
 
 #include "kube/config/rest_config.h"
+#include "kube/testing/sim_process.h"
 
 namespace flotilla::kube::testing {
 
@@ -28,8 +27,7 @@ class TestCluster {
   TestCluster();
   RestConfig config_;
   bool external_ = false;
-  pid_t simPid_ = -1;
-  std::filesystem::path dir_;
+  std::unique_ptr<SimProcess> sim_;
 };
 
 }  // namespace flotilla::kube::testing

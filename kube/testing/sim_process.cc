@@ -1,0 +1,67 @@
+#include "kube/testing/sim_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+namespace flotilla::kube::testing {
+namespace fs = std::filesystem;
+
+SimProcess::SimProcess(const std::string& binary) {
+  std::random_device rd;
+  dir_ =
+      fs::temp_directory_path() / ("flotilla-sim-" + std::to_string(rd()) + std::to_string(rd()));
+  fs::create_directories(dir_);
+  const std::string dir = dir_.string();
+  const std::string log = (dir_ / "sim.log").string();
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::execl(binary.c_str(), binary.c_str(), "serve", "--dir", dir.c_str(), "--name", "host",
+            "--port", "0", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // The kubeconfig is written once the server listens.
+  const auto kubeconfig = dir_ / "host.kubeconfig";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (true) {
+    std::error_code ec;
+    if (fs::exists(kubeconfig, ec)) {
+      if (auto config = loadKubeconfig({{kubeconfig}, ""}); config) {
+        config_ = std::move(*config);
+        return;
+      }
+    }
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("flotilla-sim exited at start; see " + log);
+    }
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("flotilla-sim did not start within 30 s; see " + log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+SimProcess::~SimProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+}  // namespace flotilla::kube::testing
