@@ -1,7 +1,10 @@
 // Leader election and the manager against a real API server (label: integration).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <boost/json.hpp>
+#include <csignal>
 #include <thread>
 
 #include "kube/integration/test_cluster.h"
@@ -201,6 +204,23 @@ TEST_F(ManagerIntegration, ManagerLeadsReconcilesServesHealthAndStopsGracefully)
   runner.join();
   EXPECT_EQ(exitCode, 0);
   EXPECT_EQ(holder("manager-it"), "");  // released on the way out
+}
+
+TEST_F(ManagerIntegration, SigtermStopsTheManagerCleanly) {
+  ManagerOptions options;
+  options.healthPort = 0;
+  options.handleSignals = true;
+  Manager manager(TestCluster::get().config(), options);
+  RecordingReconciler reconciler;
+  auto& controller = manager.addController("configmaps", reconciler);
+  controller.watch(*manager.informers().informerFor(kConfigMaps, ns));
+  int exitCode = -1;
+  std::thread runner([&] { exitCode = manager.run(); });
+  ASSERT_TRUE(eventually([&] { return manager.ready(); }, 20s));
+  ::kill(::getpid(), SIGTERM);  // handled by the manager, not fatal
+  runner.join();
+  EXPECT_EQ(exitCode, 0);
+  EXPECT_FALSE(manager.ready());
 }
 
 }  // namespace

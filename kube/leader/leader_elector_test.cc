@@ -136,6 +136,29 @@ TEST(LeaderElector, RunLeadsUntilStoppedThenReleases) {
   EXPECT_TRUE(b.tryAcquireOrRenew());
 }
 
+TEST(LeaderElector, RunReturnsFalseWhenTheLeaseIsTakenAway) {
+  api::RealSteadyClock clock;
+  MemoryLease lease;
+  LeaderElectionConfig c = config("a");
+  c.leaseDuration = 600ms;
+  c.renewDeadline = 400ms;
+  c.retryPeriod = 20ms;
+  std::atomic<bool> stoppedLeading{false};
+  LeaderElector a(lease, c, {nullptr, [&] { stoppedLeading = true; }, nullptr}, clock);
+  std::atomic<int> result{-1};
+  std::thread runner([&] { result = a.run() ? 1 : 0; });
+  ASSERT_TRUE(net::testing::eventually([&] { return a.isLeader(); }));
+  LeaderElectionRecord usurper;
+  usurper.holderIdentity = "b";
+  usurper.leaseDurationSeconds = 3600;
+  lease.overwrite(usurper);  // renewals now fail: b holds a long, valid lease
+  runner.join();             // within the renew deadline
+  EXPECT_EQ(result, 0);      // lost, not stopped: the manager exits non-zero
+  EXPECT_TRUE(stoppedLeading);
+  EXPECT_FALSE(a.isLeader());
+  EXPECT_EQ(lease.record().holderIdentity, "b");  // a loser does not release someone else's lease
+}
+
 TEST(LeaderElector, RejectsInconsistentTimings) {
   api::FakeSteadyClock clock;
   MemoryLease lease;
