@@ -6,6 +6,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "api/base64.h"
+#include "sim/server/admission.h"
 #include "sim/server/internal.h"
 #include "sim/server/openapi.h"
 #include "sim/server/status.h"
@@ -136,7 +137,9 @@ asio::awaitable<void> waitDurable(Store& store, uint64_t seq) {
 using namespace internal;
 
 ApiServer::ApiServer(Store& store, ApiServerOptions options)
-    : store_(store), options_(std::move(options)) {}
+    : store_(store), options_(std::move(options)) {
+  if (!options_.webhookCaller) options_.webhookCaller = makeHttpWebhookCaller();
+}
 
 ApiServer::~ApiServer() = default;
 

@@ -20,12 +20,16 @@
 
 namespace flotilla::sim {
 
+class WebhookCaller;
+
 struct ApiServerOptions {
   // Accepted bearer tokens. Empty: authentication is off (unit tests only).
   std::vector<std::string> tokens;
   std::chrono::milliseconds bookmarkInterval{30'000};  // allowWatchBookmarks
   std::function<api::Clock::time_point()> now = [] { return api::Clock::now(); };
   std::string gitVersion = "v1.32.0-flotilla-sim";
+  // Calls admission webhooks; default: HTTPS on a private I/O thread (tests inject a fake).
+  std::shared_ptr<WebhookCaller> webhookCaller;
 };
 
 class ApiServer {
@@ -76,6 +80,10 @@ class ApiServer {
   // Custom resources: schema defaults, pruning (Strict fieldValidation rejects unknown fields,
   // Warn reports them) and validation.
   api::Result<void> admitCustom(const ResourceInfo& r, boost::json::object& object, Request& req);
+  // Mutating webhooks, then the CRD schema (main resource only), then validating webhooks.
+  // `object` is null for DELETE; `old` is null for CREATE.
+  api::Result<void> admit(const ResourceInfo& r, const char* operation, boost::json::object* object,
+                          const boost::json::object* old, Request& req);
   void collectDependents(const std::string& ownerUid, const std::string& propagation,
                          uint64_t& seq);
   void deleteNamespaceContents(const std::string& ns, uint64_t& seq);

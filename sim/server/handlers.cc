@@ -250,7 +250,7 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
         {"acceptedNames", std::move(names)},
         {"storedVersions", json::array{json::value(first.version)}}};
   }
-  if (auto admitted = admitCustom(r, object, req); !admitted) return admitted.error();
+  if (auto admitted = admit(r, "CREATE", &object, nullptr, req); !admitted) return admitted.error();
   if (req.dryRun) return std::pair<int, json::object>{201, servedAs(std::move(object), r)};
   auto written = store_.create({r.storageKey(), r.namespaced ? req.path.namespace_ : "", name},
                                std::move(object));
@@ -376,9 +376,8 @@ api::Result<json::object> ApiServer::update(Request& req, uint64_t& seq) {
                       "the object has been modified; please apply your changes to the latest "
                       "version and try again");
     json::object next = *body;
-    if (req.path.subresource.empty()) {
-      if (auto admitted = admitCustom(r, next, req); !admitted) return admitted.error();
-    }
+    if (auto admitted = admit(r, "UPDATE", &next, &*current, req); !admitted)
+      return admitted.error();
     auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);
@@ -480,9 +479,8 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
       return conflict(r, req.path.name,
                       "the object has been modified; please apply your changes to the latest "
                       "version and try again");
-    if (req.path.subresource.empty()) {
-      if (auto admitted = admitCustom(r, next, req); !admitted) return admitted.error();
-    }
+    if (auto admitted = admit(r, "UPDATE", &next, &*current, req); !admitted)
+      return admitted.error();
     auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);
@@ -521,6 +519,10 @@ api::Result<json::object> ApiServer::remove(Request& req, uint64_t& seq) {
   if (propagation.empty()) propagation = "Background";
   if (propagation != "Background" && propagation != "Foreground" && propagation != "Orphan")
     return badRequest("propagationPolicy must be Background, Foreground or Orphan");
+  if (auto current = store_.get(req.key())) {
+    if (auto admitted = admit(r, "DELETE", nullptr, &*current, req); !admitted)
+      return admitted.error();
+  }
   return deleteObject(r, req.key(), propagation, expectedVersion, expectedUid, req.dryRun, seq);
 }
 

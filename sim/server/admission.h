@@ -1,0 +1,83 @@
+// Dynamic admission as kube-apiserver does it: Mutating then Validating webhook configurations
+// (admissionregistration.k8s.io/v1) are matched against each write by rules (operations, groups,
+// versions, resources incl. subresources and wildcards, scope), namespaceSelector and
+// objectSelector; matching webhooks get an AdmissionReview v1 over HTTPS (clientConfig.url, or a
+// service reference resolved to 127.0.0.1:<port> and verified as <name>.<namespace>.svc) with
+// their caBundle and timeoutSeconds; failurePolicy decides what a failed call means; mutating
+// webhooks' JSONPatch responses are applied in order.
+//
+// Matching and review construction are pure functions; calls go through the WebhookCaller seam.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/result.h"
+
+namespace flotilla::sim {
+
+struct AdmissionAttributes {
+  std::string operation;  // CREATE | UPDATE | DELETE
+  std::string group, version, resource, subresource, kind;
+  bool namespaced = true;
+  std::string ns, name;
+  std::optional<boost::json::object> object;     // absent for DELETE
+  std::optional<boost::json::object> oldObject;  // UPDATE and DELETE
+  bool dryRun = false;
+  std::string username = "flotilla-sim:admin";
+};
+
+struct Webhook {
+  std::string configuration;  // the configuration object's name
+  std::string name;
+  bool mutating = false;
+  boost::json::object spec;  // the webhook entry as stored
+  std::string url;           // resolved target
+  std::string serverName;    // TLS name to verify (service: name.namespace.svc)
+  std::string caPem;
+  std::chrono::milliseconds timeout{10'000};
+  bool failOpen = false;  // failurePolicy: Ignore
+};
+
+// Webhooks of the given configurations (sorted by configuration name, then declaration order, as
+// kube-apiserver) that match the request. `namespaceLabels` are the labels of the request's
+// namespace (of the Namespace itself for namespaces; ignored for other cluster-scoped objects).
+std::vector<Webhook> matchingWebhooks(const std::vector<boost::json::object>& configurations,
+                                      bool mutating, const AdmissionAttributes& attributes,
+                                      const std::map<std::string, std::string>& namespaceLabels);
+
+// The AdmissionReview request body for one call.
+boost::json::object admissionReview(const AdmissionAttributes& attributes, const std::string& uid);
+
+// What one webhook answered: allowed or not, and for mutating webhooks the patched object.
+struct AdmissionVerdict {
+  bool allowed = true;
+  api::Error denial;  // when not allowed: kube-apiserver's "admission webhook ... denied" error
+  std::optional<boost::json::value> jsonPatch;
+  std::vector<std::string> warnings;
+};
+api::Result<AdmissionVerdict> parseAdmissionResponse(const Webhook& webhook,
+                                                     const std::string& body,
+                                                     const std::string& uid);
+
+// Sends one review and returns the response body (transport and HTTP errors as Error).
+class WebhookCaller {
+ public:
+  virtual ~WebhookCaller() = default;
+  virtual api::Result<std::string> call(const Webhook& webhook, const std::string& body) = 0;
+};
+// Blocking HTTPS calls on a private I/O thread.
+std::unique_ptr<WebhookCaller> makeHttpWebhookCaller();
+
+// Runs every matching webhook of one kind. Mutating webhooks may change `object`. Returns the
+// error the API request should fail with (a denial, or a failed call under failurePolicy Fail).
+api::Result<void> runWebhooks(WebhookCaller& caller, const std::vector<Webhook>& webhooks,
+                              AdmissionAttributes& attributes, std::vector<std::string>& warnings);
+
+}  // namespace flotilla::sim
