@@ -146,6 +146,22 @@ YAML
 expect_contains "delete owner" "$(k delete deployment api)" 'deployment.apps "api" deleted'
 if ! eventually 10 bash -c "kubectl get configmap owned 2>&1 | grep -q NotFound"; then e2e_fail "owned object was not collected"; fi
 
+# --- Typed create commands (protobuf bodies) ---
+out=$(k create namespace typed)
+expect_contains "create namespace" "$out" "namespace/typed created"
+out=$(k -n typed create configmap settings --from-literal=mode=fast)
+expect_contains "create configmap" "$out" "configmap/settings created"
+expect_eq "configmap data decoded" "$(k -n typed get configmap settings -o jsonpath='{.data.mode}')" "fast"
+out=$(k -n typed create secret generic creds --from-literal=user=admin)
+expect_contains "create secret" "$out" "secret/creds created"
+expect_eq "secret data decoded" "$(k -n typed get secret creds -o jsonpath='{.data.user}' | base64 -d)" "admin"
+expect_eq "secret type defaulted" "$(k -n typed get secret creds -o jsonpath='{.type}')" "Opaque"
+out=$(k -n typed create deployment web --image=nginx --replicas=2 --port=8080)
+expect_contains "create deployment" "$out" "deployment.apps/web created"
+expect_eq "deployment spec decoded" "$(k -n typed get deployment web -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}')" "2 nginx 8080"
+out=$(k create service clusterip other --tcp=80)
+expect_contains "other typed kinds get a clear 415" "$out" "send JSON or YAML"
+
 # --- Durability: kill -9 during a stream of writes loses no acknowledged write ---
 acknowledged=()
 for i in $(seq 1 40); do

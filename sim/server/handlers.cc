@@ -8,6 +8,7 @@
 #include "api/yaml.h"
 #include "sim/server/internal.h"
 #include "sim/server/patch.h"
+#include "sim/server/protobuf.h"
 #include "sim/server/schema.h"
 #include "sim/server/status.h"
 
@@ -23,7 +24,8 @@ const std::string kCrds = "apiextensions.k8s.io/customresourcedefinitions";
 
 api::Result<json::object> parseObjectBody(const net::HttpRequest& http) {
   const std::string_view type = http.header("Content-Type");
-  // JSON and YAML only. Protobuf gets 415, on which client-go (kubectl) retries with JSON.
+  // kubectl's typed create commands send protobuf (a few kinds are decoded, see protobuf.h).
+  if (type.find("protobuf") != std::string_view::npos) return decodeKubernetesProtobuf(http.body);
   if (!type.empty() && type.find("json") == std::string_view::npos &&
       type.find("yaml") == std::string_view::npos)
     return api::Error{api::reason::kUnsupportedMediaType,
@@ -224,6 +226,10 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
     labels.as_object()["kubernetes.io/metadata.name"] = name;
   } else if (r.resource == "pods" && r.group.empty()) {
     object["status"] = json::object{{"phase", "Pending"}};
+  } else if (r.resource == "secrets" && r.group.empty() &&
+             (!object.contains("type") || !object.at("type").is_string() ||
+              object.at("type").as_string().empty())) {
+    object["type"] = "Opaque";  // defaulted as kube-apiserver does
   } else if (r.storageKey() == kCrds) {
     std::string error;
     auto served = resourcesFromCrd(object, error);
