@@ -20,7 +20,6 @@ using namespace std::chrono_literals;
 using net::testing::eventually;
 using testing::TestCluster;
 
-const ResourceId kNamespaces{"", "v1", "namespaces", false, "Namespace"};
 const ResourceId kConfigMaps{"", "v1", "configmaps", true, "ConfigMap"};
 const ResourceId kEvents{"", "v1", "events", true, "Event"};
 const ResourceId kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions", false,
@@ -36,24 +35,7 @@ json::object configMap(const std::string& ns, const std::string& name, const std
       {"data", json::object{{"value", value}}}};
 }
 
-struct Integration : ::testing::Test {
-  net::testing::IoThread io;
-  std::unique_ptr<RestClient> client;
-  std::string ns = TestCluster::uniqueName();
-
-  void SetUp() override {
-    client = RestClient::create(io.io().get_executor(), TestCluster::get().config()).value();
-    json::object namespaceObject{
-        {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", json::object{{"name", ns}}}};
-    auto created = io.run(client->create(kNamespaces, "", namespaceObject, {}));
-    ASSERT_TRUE(created) << created.error();
-  }
-  void TearDown() override {
-    DeleteOptions background;
-    background.propagationPolicy = "Background";
-    (void)io.run(client->remove(kNamespaces, "", ns, background));
-  }
-};
+using Integration = testing::NamespacedTest;
 
 TEST_F(Integration, CrudConflictsPatchesApplyAndErrors) {
   auto created = io.run(client->create(kConfigMaps, ns, configMap(ns, "web", "1"), {}));

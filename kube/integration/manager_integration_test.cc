@@ -22,26 +22,10 @@ using net::testing::eventually;
 using testing::TestCluster;
 using Clock = std::chrono::steady_clock;
 
-const ResourceId kNamespaces{"", "v1", "namespaces", false, "Namespace"};
 const ResourceId kConfigMaps{"", "v1", "configmaps", true, "ConfigMap"};
 const ResourceId kLeases{"coordination.k8s.io", "v1", "leases", true, "Lease"};
 
-struct ManagerIntegration : ::testing::Test {
-  net::testing::IoThread io;
-  std::unique_ptr<RestClient> client;
-  std::string ns = TestCluster::uniqueName();
-
-  void SetUp() override {
-    client = RestClient::create(io.io().get_executor(), TestCluster::get().config()).value();
-    json::object namespaceObject{
-        {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", json::object{{"name", ns}}}};
-    ASSERT_TRUE(io.run(client->create(kNamespaces, "", namespaceObject, {})));
-  }
-  void TearDown() override {
-    DeleteOptions background;
-    background.propagationPolicy = "Background";
-    (void)io.run(client->remove(kNamespaces, "", ns, background));
-  }
+struct ManagerIntegration : testing::NamespacedTest {
   std::string holder(const std::string& lease) {
     const std::string none;
     auto current = io.run(client->get(kLeases, ns, lease, none));
@@ -144,6 +128,24 @@ class RecordingReconciler final : public Reconciler {
   std::vector<std::string> keys;
 };
 
+// A manager with one controller on this namespace's ConfigMaps, running on its own thread.
+struct RunningManager {
+  RunningManager(const ManagerOptions& options, const std::string& ns)
+      : manager(TestCluster::get().config(), options) {
+    auto& controller = manager.addController("configmaps", reconciler);
+    controller.watch(*manager.informers().informerFor(kConfigMaps, ns));
+    runner = std::thread([this] { exitCode = manager.run(); });
+  }
+  int join() {
+    runner.join();
+    return exitCode;
+  }
+  Manager manager;
+  RecordingReconciler reconciler;
+  std::thread runner;
+  int exitCode = -1;
+};
+
 api::Result<net::HttpResponse> scrape(net::testing::IoThread& io, uint16_t port,
                                       const std::string& path) {
   net::TlsClientOptions tls;
@@ -170,19 +172,15 @@ TEST_F(ManagerIntegration, ManagerLeadsReconcilesServesHealthAndStopsGracefully)
   options.election.leaseDuration = 3s;
   options.election.renewDeadline = 2s;
   options.election.retryPeriod = 200ms;
-  Manager manager(TestCluster::get().config(), options);
-  RecordingReconciler reconciler;
-  auto& controller = manager.addController("configmaps", reconciler);
-  controller.watch(*manager.informers().informerFor(kConfigMaps, ns));
-  int exitCode = -1;
-  std::thread runner([&] { exitCode = manager.run(); });
+  RunningManager running(options, ns);
+  Manager& manager = running.manager;
   ASSERT_TRUE(eventually([&] { return manager.ready() && manager.leading(); }, 20s));
 
   json::object cm{{"apiVersion", "v1"},
                   {"kind", "ConfigMap"},
                   {"metadata", json::object{{"name", "watched"}, {"namespace", ns}}}};
   ASSERT_TRUE(io.run(client->create(kConfigMaps, ns, cm, {})));
-  EXPECT_TRUE(eventually([&] { return reconciler.saw(ns + "/watched"); }));
+  EXPECT_TRUE(eventually([&] { return running.reconciler.saw(ns + "/watched"); }));
 
   auto health = scrape(io, manager.healthPort(), "/healthz");
   ASSERT_TRUE(health) << health.error();
@@ -201,8 +199,7 @@ TEST_F(ManagerIntegration, ManagerLeadsReconcilesServesHealthAndStopsGracefully)
   EXPECT_EQ(holder("manager-it"), "manager-1");
 
   manager.stop();
-  runner.join();
-  EXPECT_EQ(exitCode, 0);
+  EXPECT_EQ(running.join(), 0);
   EXPECT_EQ(holder("manager-it"), "");  // released on the way out
 }
 
@@ -210,17 +207,11 @@ TEST_F(ManagerIntegration, SigtermStopsTheManagerCleanly) {
   ManagerOptions options;
   options.healthPort = 0;
   options.handleSignals = true;
-  Manager manager(TestCluster::get().config(), options);
-  RecordingReconciler reconciler;
-  auto& controller = manager.addController("configmaps", reconciler);
-  controller.watch(*manager.informers().informerFor(kConfigMaps, ns));
-  int exitCode = -1;
-  std::thread runner([&] { exitCode = manager.run(); });
-  ASSERT_TRUE(eventually([&] { return manager.ready(); }, 20s));
+  RunningManager running(options, ns);
+  ASSERT_TRUE(eventually([&] { return running.manager.ready(); }, 20s));
   ::kill(::getpid(), SIGTERM);  // handled by the manager, not fatal
-  runner.join();
-  EXPECT_EQ(exitCode, 0);
-  EXPECT_FALSE(manager.ready());
+  EXPECT_EQ(running.join(), 0);
+  EXPECT_FALSE(running.manager.ready());
 }
 
 }  // namespace

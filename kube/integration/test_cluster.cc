@@ -1,5 +1,6 @@
 #include "kube/integration/test_cluster.h"
 
+#include <boost/json.hpp>
 #include <cstdlib>
 #include <mutex>
 #include <random>
@@ -35,5 +36,21 @@ TestCluster::TestCluster() {
 }
 
 TestCluster::~TestCluster() = default;
+
+void NamespacedTest::SetUp() {
+  client = RestClient::create(io.io().get_executor(), TestCluster::get().config()).value();
+  const ResourceId namespaces{"", "v1", "namespaces", false, "Namespace"};
+  boost::json::object namespaceObject{
+      {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", boost::json::object{{"name", ns}}}};
+  auto created = io.run(client->create(namespaces, "", namespaceObject, {}));
+  ASSERT_TRUE(created) << created.error();
+}
+
+void NamespacedTest::TearDown() {
+  const ResourceId namespaces{"", "v1", "namespaces", false, "Namespace"};
+  DeleteOptions background;
+  background.propagationPolicy = "Background";
+  (void)io.run(client->remove(namespaces, "", ns, background));
+}
 
 }  // namespace flotilla::kube::testing

@@ -4,10 +4,14 @@
 // remove their own namespaces, CRDs and Leases; nothing else in the cluster is touched.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 
+#include "kube/client/rest_client.h"
 #include "kube/config/rest_config.h"
+#include "kube/net/test_server.h"
 #include "kube/testing/sim_process.h"
 
 namespace flotilla::kube::testing {
@@ -28,6 +32,17 @@ class TestCluster {
   RestConfig config_;
   bool external_ = false;
   std::unique_ptr<SimProcess> sim_;
+};
+
+// A test with a REST client on its own I/O thread and a fresh namespace, removed afterwards.
+class NamespacedTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  net::testing::IoThread io;
+  std::unique_ptr<RestClient> client;
+  std::string ns = TestCluster::uniqueName();
 };
 
 }  // namespace flotilla::kube::testing
