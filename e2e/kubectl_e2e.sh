@@ -146,6 +146,28 @@ YAML
 expect_contains "delete owner" "$(k delete deployment api)" 'deployment.apps "api" deleted'
 if ! eventually 10 bash -c "kubectl get configmap owned 2>&1 | grep -q NotFound"; then e2e_fail "owned object was not collected"; fi
 
+# --- Server-side apply: field ownership ---
+cat >"$WORK/ssa.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: owned, namespace: typed-ssa, labels: {team: a, extra: "yes"}}
+data: {size: "3"}
+YAML
+k apply -f - >/dev/null <<<"{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"typed-ssa\"}}"
+out=$(k apply --server-side -f "$WORK/ssa.yaml")
+expect_contains "ssa create" "$out" "configmap/owned serverside-applied"
+expect_contains "managedFields shown on request" "$(k -n typed-ssa get configmap owned -o yaml --show-managed-fields)" "manager: kubectl"
+k -n typed-ssa patch configmap owned --type merge -p '{"data":{"size":"5"}}' >/dev/null
+out=$(k apply --server-side -f "$WORK/ssa.yaml")
+expect_contains "a field another manager changed is a conflict" "$out" 'Apply failed with 1 conflict: conflict with "kubectl-patch"'
+expect_contains "naming the field" "$out" ".data.size"
+out=$(k apply --server-side --force-conflicts -f "$WORK/ssa.yaml")
+expect_contains "force takes it over" "$out" "serverside-applied"
+expect_eq "forced value" "$(k -n typed-ssa get configmap owned -o jsonpath='{.data.size}')" "3"
+sed -i 's/, extra: "yes"//' "$WORK/ssa.yaml"
+k apply --server-side -f "$WORK/ssa.yaml" >/dev/null
+expect_eq "a label dropped from the applied config is removed" "$(k -n typed-ssa get configmap owned -o jsonpath='{.metadata.labels}')" '{"team":"a"}'
+
 # --- Typed create commands (protobuf bodies) ---
 out=$(k create namespace typed)
 expect_contains "create namespace" "$out" "namespace/typed created"

@@ -7,6 +7,7 @@
 #include "api/names.h"
 #include "api/yaml.h"
 #include "sim/server/internal.h"
+#include "sim/server/managed_fields.h"
 #include "sim/server/patch.h"
 #include "sim/server/protobuf.h"
 #include "sim/server/schema.h"
@@ -21,6 +22,14 @@ namespace {
 constexpr int kWriteRetries = 8;
 const std::string kNamespaces = "/namespaces";
 const std::string kCrds = "apiextensions.k8s.io/customresourcedefinitions";
+
+// Who is writing, for managedFields: fieldManager, else the User-Agent's product.
+ManagedContext managedContext(const ResourceInfo& r, const ApiServer::Request& req,
+                              api::Clock::time_point now) {
+  std::string manager = req.param("fieldManager");
+  if (manager.empty()) manager = defaultManager(req.http.header("User-Agent"));
+  return ManagedContext{manager, r.groupVersion(), api::formatRfc3339(now), !r.custom};
+}
 
 api::Result<json::object> parseObjectBody(const net::HttpRequest& http) {
   const std::string_view type = http.header("Content-Type");
@@ -257,6 +266,17 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
         {"storedVersions", json::array{json::value(first.version)}}};
   }
   if (auto admitted = admit(r, "CREATE", &object, nullptr, req); !admitted) return admitted.error();
+  {
+    const auto context = managedContext(r, req, options_.now());
+    if (req.serverSideApply) {
+      const json::object config = object;
+      auto owned = applyOwnership(json::object{}, std::move(object), config, true, context);
+      if (!owned) return owned.error();
+      object = std::move(*owned);
+    } else {
+      recordUpdate(nullptr, object, context);
+    }
+  }
   if (req.dryRun) return std::pair<int, json::object>{201, servedAs(std::move(object), r)};
   auto written = store_.create({r.storageKey(), r.namespaced ? req.path.namespace_ : "", name},
                                std::move(object));
@@ -384,6 +404,8 @@ api::Result<json::object> ApiServer::update(Request& req, uint64_t& seq) {
     json::object next = *body;
     if (auto admitted = admit(r, "UPDATE", &next, &*current, req); !admitted)
       return admitted.error();
+    if (req.path.subresource.empty())
+      recordUpdate(&*current, next, managedContext(r, req, options_.now()));
     auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);
@@ -423,6 +445,7 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
         createHttp.headers = {{"Content-Type", "application/json"}};
         Request createReq{createHttp, req.query, req.path, req.resource};
         createReq.dryRun = req.dryRun;
+        createReq.serverSideApply = true;
         auto created = create(createReq, seq);
         if (!created) return created.error();
         req.responseStatus = created->first;
@@ -485,6 +508,17 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
       return conflict(r, req.path.name,
                       "the object has been modified; please apply your changes to the latest "
                       "version and try again");
+    if (req.path.subresource.empty()) {
+      const auto context = managedContext(r, req, options_.now());
+      if (media == "application/apply-patch+yaml" && patchDoc.is_object()) {
+        auto owned = applyOwnership(*current, std::move(next), patchDoc.as_object(),
+                                    req.param("force") == "true", context);
+        if (!owned) return owned.error();
+        next = std::move(*owned);
+      } else {
+        recordUpdate(&*current, next, context);
+      }
+    }
     if (auto admitted = admit(r, "UPDATE", &next, &*current, req); !admitted)
       return admitted.error();
     auto result = write(r, req.key(), *current, std::move(next),

@@ -25,6 +25,7 @@ struct ApiServer::Request {
   IncludeObject include = IncludeObject::kMetadata;
   int responseStatus = 200;           // 201 when a server-side apply created the object
   std::vector<std::string> warnings;  // sent as `Warning: 299 - "..."` headers
+  bool serverSideApply = false;       // a create on behalf of an apply (field ownership: Apply)
 
   ObjectKey key() const {
     return {resource->storageKey(), resource->namespaced ? path.namespace_ : "", path.name};

@@ -284,4 +284,8 @@ api::Result<json::value> applyStrategicMergePatch(json::value target, const json
   return strategicMerge(std::move(target), patch, "");
 }
 
+std::string strategicMergeKey(const std::string& field, const json::array& items) {
+  return mergeKeyFor(field, items);
+}
+
 }  // namespace flotilla::sim

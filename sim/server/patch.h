@@ -9,7 +9,9 @@
 //    metadata.finalizers merges as a set, and every other list is replaced.
 #pragma once
 
+#include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
+#include <string>
 
 #include "api/result.h"
 
@@ -21,5 +23,8 @@ api::Result<boost::json::value> applyJsonPatch(boost::json::value target,
                                                const boost::json::value& operations);
 api::Result<boost::json::value> applyStrategicMergePatch(boost::json::value target,
                                                          const boost::json::value& patch);
+
+// The merge key of a built-in list field ("containers" → "name"), "" for atomic lists.
+std::string strategicMergeKey(const std::string& field, const boost::json::array& items);
 
 }  // namespace flotilla::sim
