@@ -2,11 +2,13 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
+#include <condition_variable>
 #include <random>
 #include <thread>
 
@@ -33,6 +35,10 @@ struct SharedInformer::State {
   std::unique_ptr<WatchStream> stream;  // touched only on the executor
   mutable std::mutex errorMutex;
   std::string lastError;
+  // The list/watch coroutine has returned (it uses the RestClient until then).
+  std::mutex finishMutex;
+  std::condition_variable finishWake;
+  bool finished = false;
 
   State(RestClient& c, ResourceId r, InformerOptions o)
       : client(c), resource(std::move(r)), options(std::move(o)) {}
@@ -215,7 +221,23 @@ SharedInformer::SharedInformer(RestClient& client, ResourceId resource, Informer
   if (!state_->options.delayer) state_->options.delayer = asioDelayer();
 }
 
-SharedInformer::~SharedInformer() { stop(); }
+SharedInformer::~SharedInformer() {
+  stop();
+  join();
+}
+
+void SharedInformer::join() {
+  if (!state_->started) return;
+  // While the executor's io_context runs, the coroutine will notice stop() promptly; once it is
+  // stopped, the coroutine never resumes again and its frame goes with the io_context.
+  const auto* ioExecutor = state_->executor.target<asio::io_context::executor_type>();
+  asio::io_context* io = ioExecutor ? &ioExecutor->context() : nullptr;
+  std::unique_lock lock(state_->finishMutex);
+  while (!state_->finished) {
+    if (io && io->stopped()) return;
+    state_->finishWake.wait_for(lock, std::chrono::milliseconds(5));
+  }
+}
 
 void SharedInformer::addIndex(const std::string& name, IndexFunc func) {
   state_->indexer.addIndex(name, std::move(func));
@@ -231,7 +253,11 @@ void SharedInformer::addHandler(EventHandler handler) {
 void SharedInformer::start(asio::any_io_executor executor) {
   if (state_->started.exchange(true)) return;
   state_->executor = executor;
-  asio::co_spawn(executor, run(state_), asio::detached);
+  asio::co_spawn(executor, run(state_), [s = state_](std::exception_ptr) {
+    std::lock_guard lock(s->finishMutex);
+    s->finished = true;
+    s->finishWake.notify_all();
+  });
   if (state_->options.resyncPeriod.count() > 0)
     asio::co_spawn(executor, resync(state_), asio::detached);
 }

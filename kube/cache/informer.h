@@ -67,6 +67,9 @@ class SharedInformer {
   void start(boost::asio::any_io_executor executor);
   // Ends the watch; the informer's coroutine finishes at its next step. Idempotent.
   void stop();
+  // Waits until the coroutine has returned (it uses the RestClient until then); the destructor
+  // does this too. Never call it on the informer's own executor thread.
+  void join();
 
   bool hasSynced() const;
   const Indexer& store() const;

@@ -246,10 +246,16 @@ class StreamImpl final : public HttpStream {
       parser_->get().body().data = buffer_.data();
       parser_->get().body().size = buffer_.size();
       conn_->lowest().expires_after(idle);
+      reading_ = true;
       auto [ec, n] = co_await onStream(*conn_, [&](auto& s) {
         return http::async_read_some(s, conn_->buffer, *parser_, kAwait);
       });
+      reading_ = false;
       (void)n;
+      if (closed_) {  // close() ran while the read was pending: release the connection now
+        conn_.reset();
+        co_return client_->failure("reading the stream from", asio::error::operation_aborted, idle);
+      }
       if (ec && ec != http::error::need_buffer) {
         close();
         co_return client_->failure("reading the stream from", ec, idle);
@@ -261,9 +267,12 @@ class StreamImpl final : public HttpStream {
     co_return api::okString("");
   }
 
+  // Closing the socket cancels a pending read; the Connection it uses is destroyed only once that
+  // read has returned (by next()), never under it.
   void close() override {
+    closed_ = true;
     if (conn_) conn_->close();
-    conn_.reset();
+    if (!reading_) conn_.reset();
   }
 
   http::response_parser<http::buffer_body>& parser() { return *parser_; }
@@ -281,6 +290,8 @@ class StreamImpl final : public HttpStream {
   std::unique_ptr<Connection> conn_;
   std::unique_ptr<http::response_parser<http::buffer_body>> parser_;
   std::array<char, size_t{64} * 1024> buffer_;
+  bool reading_ = false;
+  bool closed_ = false;
 };
 
 }  // namespace
