@@ -70,6 +70,16 @@ namespace {
 
 using StatePtr = std::shared_ptr<SharedInformer::State>;
 
+// What the cache keeps of an object: managedFields are dropped unless asked for (they are often
+// larger than the rest of a small object and controllers do not read them).
+ObjectPtr cached(const SharedInformer::State& s, json::object object) {
+  if (s.options.dropManagedFields) {
+    if (auto* m = object.if_contains("metadata"); m && m->is_object())
+      m->as_object().erase("managedFields");
+  }
+  return std::make_shared<const json::object>(std::move(object));
+}
+
 milliseconds nextBackoff(milliseconds current, const InformerOptions& o) {
   return std::min(current * 2, o.maxBackoff);
 }
@@ -86,8 +96,7 @@ asio::awaitable<api::Result<std::string>> relist(StatePtr s) {
   if (!listed) co_return listed.error();
   std::vector<ObjectPtr> objects;
   objects.reserve(listed->items.size());
-  for (auto& item : listed->items)
-    objects.push_back(std::make_shared<json::object>(std::move(item)));
+  for (auto& item : listed->items) objects.push_back(cached(*s, std::move(item)));
   for (const auto& change : s->indexer.replace(std::move(objects))) s->dispatch(change);
   s->synced = true;
   co_return api::okString(listed->resourceVersion);
@@ -147,7 +156,7 @@ asio::awaitable<WatchEnd> watchOnce(StatePtr s, std::string& resourceVersion,
       if (event.type == WatchEvent::Type::kDeleted) {
         change = s->indexer.remove(event.object);
       } else {
-        change = s->indexer.upsert(std::make_shared<json::object>(std::move(event.object)));
+        change = s->indexer.upsert(cached(*s, std::move(event.object)));
       }
       if (!rv.empty()) resourceVersion = rv;
       if (change) s->dispatch(*change);

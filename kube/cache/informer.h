@@ -42,6 +42,7 @@ struct InformerOptions {
   std::chrono::milliseconds initialBackoff{200};   // after a failed list/watch, doubling
   std::chrono::milliseconds maxBackoff{30'000};
   int64_t pageSize = 500;
+  bool dropManagedFields = true;     // controller-runtime's recommended cache transform
   std::shared_ptr<Delayer> delayer;  // default: asioDelayer()
 };
 

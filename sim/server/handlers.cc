@@ -120,29 +120,26 @@ api::Result<json::object> ApiServer::list(Request& req) {
   const auto& r = *req.resource;
   auto filter = parseFilter(req.query);
   if (!filter) return filter.error();
-  auto listed = store_.list(r.storageKey(), r.namespaced ? req.path.namespace_ : "",
-                            [&](const json::object& o) { return filter->matches(o); });
-  size_t begin = 0;
+  std::string after;
   if (const std::string token = req.param("continue"); !token.empty()) {
     auto decoded = decodeContinue(token);
     if (!decoded)
       return badRequest("continue key is not valid: incorrect encoded start resourceVersion");
-    while (begin < listed.items.size()) {
-      const auto& o = listed.items[begin];
-      if (metaString(o, "namespace") + "/" + metaString(o, "name") > decoded->start) break;
-      ++begin;
-    }
+    after = decoded->start;
   }
-  size_t end = listed.items.size();
+  size_t limit = 0;
+  if (auto requested = parseVersion(req.param("limit")); requested && *requested > 0)
+    limit = static_cast<size_t>(*requested);
+  auto listed = store_.listPage(
+      r.storageKey(), r.namespaced ? req.path.namespace_ : "",
+      [&](const json::object& o) { return filter->matches(o); }, after, limit);
   json::object listMeta{{"resourceVersion", std::to_string(listed.resourceVersion)}};
-  if (auto limit = parseVersion(req.param("limit"));
-      limit && *limit > 0 && begin + static_cast<size_t>(*limit) < end) {
-    end = begin + static_cast<size_t>(*limit);
-    const auto& last = listed.items[end - 1];
-    listMeta["continue"] = encodeContinue(
-        {metaString(last, "namespace") + "/" + metaString(last, "name")}, listed.resourceVersion);
-    listMeta["remainingItemCount"] = static_cast<int64_t>(listed.items.size() - end);
+  if (listed.remaining > 0) {
+    listMeta["continue"] = encodeContinue({listed.lastKey}, listed.resourceVersion);
+    listMeta["remainingItemCount"] = static_cast<int64_t>(listed.remaining);
   }
+  const size_t begin = 0;
+  const size_t end = listed.items.size();
   std::vector<json::object> items;
   items.reserve(end - begin);
   for (size_t i = begin; i < end; ++i) items.push_back(servedAs(std::move(listed.items[i]), r));

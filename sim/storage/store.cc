@@ -330,6 +330,39 @@ Store::Listed Store::list(const std::string& resource, const std::string& namesp
   return out;
 }
 
+Store::Page Store::listPage(const std::string& resource, const std::string& namespace_,
+                            const std::function<bool(const json::object&)>& filter,
+                            const std::string& afterKey, size_t limit) const {
+  std::lock_guard lock(mutex_);
+  Page out;
+  out.resourceVersion = version_;
+  auto c = collections_.find(resource);
+  if (c == collections_.end()) return out;
+  auto begin = c->second.begin();
+  auto end = c->second.end();
+  if (!namespace_.empty()) {
+    begin = c->second.lower_bound(namespace_ + "/");
+    end = c->second.lower_bound(namespace_ + "0");  // '0' follows '/'
+  }
+  if (!afterKey.empty()) {  // only ever move forward, and never past `end`
+    auto after = c->second.upper_bound(afterKey);
+    if (begin != c->second.end() && (after == c->second.end() || after->first > begin->first))
+      begin = after;
+    if (begin == c->second.end() || (end != c->second.end() && begin->first >= end->first))
+      begin = end;
+  }
+  for (auto it = begin; it != end; ++it) {
+    if (filter && !filter(it->second.object)) continue;
+    if (limit == 0 || out.items.size() < limit) {
+      out.items.push_back(it->second.object);
+      out.lastKey = it->first;
+    } else {
+      ++out.remaining;
+    }
+  }
+  return out;
+}
+
 api::Result<Store::Written> Store::create(const ObjectKey& key, json::object object) {
   std::lock_guard lock(mutex_);
   if (!diskError_.empty()) return api::Error{api::reason::kInternalError, 500, diskError_, {}};

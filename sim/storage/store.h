@@ -79,6 +79,18 @@ class Store {
   // namespace_ empty: every namespace. `filter` (optional) selects objects.
   Listed list(const std::string& resource, const std::string& namespace_,
               const std::function<bool(const boost::json::object&)>& filter = {}) const;
+  // One page: up to `limit` (0: all) selected objects whose "namespace/name" key sorts after
+  // `afterKey`, without copying the rest (only counting them), so paging through N objects costs
+  // O(N) copies rather than O(N²).
+  struct Page {
+    std::vector<boost::json::object> items;
+    int64_t resourceVersion = 0;
+    std::string lastKey;   // of the last item returned
+    size_t remaining = 0;  // selected objects after the page
+  };
+  Page listPage(const std::string& resource, const std::string& namespace_,
+                const std::function<bool(const boost::json::object&)>& filter,
+                const std::string& afterKey, size_t limit) const;
 
   // create: AlreadyExists when present. update: NotFound when absent; Conflict when
   // expectedVersion is set and differs from the stored version. remove returns the last state.
