@@ -75,6 +75,28 @@ TEST(Store, ListsByNamespaceInNameOrder) {
   EXPECT_EQ(names(filtered), (std::vector<std::string>{"v"}));
   EXPECT_EQ(filtered.resourceVersion, 5);
   EXPECT_TRUE(store->list("/secrets", "").items.empty());
+
+  // Pages: after a key, within a namespace, never past its end, counting what is left.
+  auto pageNames = [](const Store::Page& p) {
+    std::vector<std::string> out;
+    for (const auto& o : p.items) out.emplace_back(o.at("metadata").at("name").as_string());
+    return out;
+  };
+  auto first = store->listPage("/configmaps", "", {}, "", 2);
+  // Key order: "a-long/w" < "a/y" ('-' sorts before '/').
+  EXPECT_EQ(pageNames(first), (std::vector<std::string>{"w", "y"}));
+  EXPECT_EQ(first.lastKey, "a/y");
+  EXPECT_EQ(first.remaining, 3u);
+  auto second = store->listPage("/configmaps", "", {}, first.lastKey, 2);
+  EXPECT_EQ(pageNames(second), (std::vector<std::string>{"z", "x"}));
+  auto last = store->listPage("/configmaps", "", {}, second.lastKey, 2);
+  EXPECT_EQ(pageNames(last), (std::vector<std::string>{"v"}));
+  EXPECT_EQ(last.remaining, 0u);
+  EXPECT_EQ(pageNames(store->listPage("/configmaps", "a", {}, "a/y", 0)),
+            (std::vector<std::string>{"z"}));
+  EXPECT_TRUE(store->listPage("/configmaps", "a", {}, "b/x", 0).items.empty());  // past the end
+  EXPECT_EQ(pageNames(store->listPage("/configmaps", "b", {}, "a/z", 0)),        // before it
+            (std::vector<std::string>{"x"}));
 }
 
 TEST(Store, WatchReplaysTheWindowAndAnswersGoneBeforeIt) {
