@@ -305,7 +305,8 @@ TEST_F(RestFixture, WatchDecodesEventsAcrossAndWithinChunks) {
   options.resourceVersion = "4";
   options.allowWatchBookmarks = true;
   auto events = io.run([&]() -> asio::awaitable<api::Result<std::vector<WatchEvent>>> {
-    auto stream = co_await c->watch(kDeployments, "", options);
+    const std::string allNamespaces;  // named: no temporaries inside co_await (GCC 12)
+    auto stream = co_await c->watch(kDeployments, allNamespaces, options);
     if (!stream) co_return stream.error();
     std::vector<WatchEvent> all;
     while (true) {
