@@ -11,3 +11,7 @@ FLOTILLA_CODEC_INSTANTIATE(api::ResourceBinding);
 FLOTILLA_CODEC_INSTANTIATE(api::SchedulingProfile);
 FLOTILLA_CODEC_INSTANTIATE(api::SchedulerExtender);
 FLOTILLA_CODEC_INSTANTIATE(api::Placement);
+// Status subresources are written on their own (the controllers' status writes).
+FLOTILLA_CODEC_INSTANTIATE(api::FederatedClusterStatus);
+FLOTILLA_CODEC_INSTANTIATE(api::FederatedDeploymentStatus);
+FLOTILLA_CODEC_INSTANTIATE(api::ResourceBindingStatus);

@@ -411,6 +411,14 @@ asio::awaitable<api::Result<json::value>> RestClient::getPath(const std::string&
   co_return co_await impl_->sendJson(std::move(call));
 }
 
+asio::awaitable<api::Result<std::string>> RestClient::getRaw(const std::string& path) {
+  std::string target = path;
+  Call call{"GET", std::move(target), "", ""};
+  auto response = co_await impl_->send(std::move(call));
+  if (!response) co_return response.error();
+  co_return api::okString(std::move(response->body));
+}
+
 asio::awaitable<api::Result<ResourceId>> RestClient::resourceFor(const std::string& apiVersion,
                                                                  const std::string& kind) {
   auto lookup = [&]() -> std::optional<ResourceId> {

@@ -128,6 +128,9 @@ class RestClient {
   Task<ResourceId> resourceFor(const std::string& apiVersion, const std::string& kind);
   // Raw GET of a path (discovery documents, /version); the parsed JSON body.
   Task<boost::json::value> getPath(const std::string& path);
+  // Raw GET of a path whose body is not JSON (/readyz, /healthz answer "ok"): the body of a 2xx
+  // answer, or the typed error.
+  Task<std::string> getRaw(const std::string& path);
 
   struct Impl;
 

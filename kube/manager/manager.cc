@@ -30,6 +30,10 @@ struct Manager::Impl {
   std::vector<std::unique_ptr<Controller>> controllers;
   MetricsRegistry metrics;
   std::unique_ptr<net::HttpServer> server;
+  std::unique_ptr<net::HttpServer> metricsServer;
+  std::vector<std::pair<std::function<void()>, std::function<void()>>> runnables;
+  bool runnablesStarted = false;
+  std::atomic<uint16_t> metricsPort{0};
   std::unique_ptr<asio::signal_set> signals;
   std::unique_ptr<RestLeaseLock> leaseLock;
   std::unique_ptr<LeaderElector> elector;
@@ -44,12 +48,20 @@ struct Manager::Impl {
   std::atomic<bool> leading{false};
   std::atomic<uint16_t> port{0};
 
+  void stopRunnables() {
+    if (!runnablesStarted) return;
+    runnablesStarted = false;
+    for (auto it = runnables.rbegin(); it != runnables.rend(); ++it) it->second();
+  }
+
   ~Impl() {
+    stopRunnables();
     for (auto& c : controllers) c->stop();
     if (elector) elector->stop();
     if (electorThread.joinable()) electorThread.join();
     if (informers) informers->stop();
     if (server) server->stop();
+    if (metricsServer) metricsServer->stop();
     if (signals) {
       asio::post(io, [s = signals.get()] { s->cancel(); });
     }
@@ -169,6 +181,11 @@ InformerFactory& Manager::informers() { return *impl_->informers; }
 asio::any_io_executor Manager::executor() { return impl_->io.get_executor(); }
 MetricsRegistry& Manager::metrics() { return impl_->metrics; }
 uint16_t Manager::healthPort() const { return impl_->port; }
+uint16_t Manager::metricsPort() const { return impl_->metricsPort; }
+
+void Manager::addRunnable(std::function<void()> start, std::function<void()> stop) {
+  impl_->runnables.emplace_back(std::move(start), std::move(stop));
+}
 bool Manager::ready() const { return impl_->ready; }
 bool Manager::leading() const { return impl_->leading; }
 
@@ -218,6 +235,25 @@ int Manager::run() {
     return 1;
   }
   m.port = *port;
+  spdlog::info("manager: serving /healthz, /readyz and /metrics on https://{}:{}",
+               m.options.healthAddress, m.port.load());
+  if (!m.options.metricsAddress.empty()) {
+    net::HttpServerOptions metricsOptions = serverOptions;
+    metricsOptions.address = m.options.metricsAddress;
+    metricsOptions.port = m.options.metricsPort;
+    m.metricsServer = std::make_unique<net::HttpServer>(
+        m.io, metricsOptions, [&m](net::HttpExchange& ex) { return m.serveHealth(ex); });
+    auto mport = m.metricsServer->start();
+    if (!mport) {
+      spdlog::error("manager: cannot serve metrics on {}:{}: {}", m.options.metricsAddress,
+                    m.options.metricsPort, mport.error().message);
+      m.server->stop();
+      return 1;
+    }
+    m.metricsPort = *mport;
+    spdlog::info("manager: serving /metrics on https://{}:{}", m.options.metricsAddress,
+                 m.metricsPort.load());
+  }
   if (m.options.handleSignals) {
     m.signals = std::make_unique<asio::signal_set>(m.io, SIGTERM, SIGINT);
     m.signals->async_wait([&m](const boost::system::error_code& ec, int signal) {
@@ -244,6 +280,8 @@ int Manager::run() {
 
   auto startControllers = [&m] {
     for (auto& c : m.controllers) c->start();
+    m.runnablesStarted = true;
+    for (auto& r : m.runnables) r.first();
   };
   // 3. Leadership.
   if (m.options.leaderElection) {
@@ -289,11 +327,13 @@ int Manager::run() {
     spdlog::error("manager: leadership lost; exiting so that a fresh process can start over");
   }
   m.ready = false;
+  m.stopRunnables();
   for (auto& c : m.controllers) c->stop();  // drains reconciles in progress
   if (m.elector) m.elector->stop();         // releases the Lease after controllers stopped
   if (m.electorThread.joinable()) m.electorThread.join();
   m.informers->stop();
   m.server->stop();
+  if (m.metricsServer) m.metricsServer->stop();
   return lost ? 1 : 0;
 }
 

@@ -32,7 +32,11 @@ namespace flotilla::kube {
 struct ManagerOptions {
   std::string healthAddress = "127.0.0.1";
   uint16_t healthPort = 8443;  // 0: any free port (tests)
-  std::string tlsCertPem;      // empty: a self-signed certificate is generated at start
+  // /metrics on its own address too (kubebuilder's --metrics-bind-address). Empty: /metrics is
+  // only served with the health endpoints.
+  std::string metricsAddress;
+  uint16_t metricsPort = 0;
+  std::string tlsCertPem;  // empty: a self-signed certificate is generated at start
   std::string tlsKeyPem;
   bool leaderElection = false;
   std::string leaseNamespace = "flotilla-system";
@@ -68,11 +72,17 @@ class Manager {
   Controller& addController(std::string name, Reconciler& reconciler,
                             ControllerOptions options = {});
 
+  // Work that is not a Controller (a scheduler's own queue and workers, member clusters'
+  // informers): started with the controllers (after the caches synced and, with election,
+  // leadership) and stopped before them.
+  void addRunnable(std::function<void()> start, std::function<void()> stop);
+
   int run();
   void stop();  // thread-safe; also what SIGTERM does
 
   // Valid once run() is serving (tests poll for it).
   uint16_t healthPort() const;
+  uint16_t metricsPort() const;
   bool ready() const;
   bool leading() const;
 

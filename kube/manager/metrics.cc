@@ -59,6 +59,57 @@ void MetricsWriter::gauge(const std::string& name, const std::string& help, cons
   add(name, help, "gauge", labels, value);
 }
 
+void MetricsWriter::histogram(const std::string& name, const std::string& help,
+                              const Labels& labels, const std::vector<double>& bounds,
+                              const std::vector<uint64_t>& cumulative, double sum, uint64_t count) {
+  auto& family = families_[name];
+  family.help = help;
+  family.type = "histogram";
+  auto labelled = [&](const std::string& suffix, const Labels& extra) {
+    Labels all = labels;
+    all.insert(all.end(), extra.begin(), extra.end());
+    std::string sample = name + suffix;
+    if (!all.empty()) {
+      sample += "{";
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (i) sample += ",";
+        sample += all[i].first + "=\"" + escapeLabel(all[i].second) + "\"";
+      }
+      sample += "}";
+    }
+    return sample;
+  };
+  for (size_t i = 0; i < bounds.size() && i < cumulative.size(); ++i) {
+    family.samples.push_back(labelled("_bucket", {{"le", formatValue(bounds[i])}}) + " " +
+                             formatValue(static_cast<double>(cumulative[i])));
+  }
+  family.samples.push_back(labelled("_bucket", {{"le", "+Inf"}}) + " " +
+                           formatValue(static_cast<double>(count)));
+  family.samples.push_back(labelled("_sum", {}) + " " + formatValue(sum));
+  family.samples.push_back(labelled("_count", {}) + " " + formatValue(static_cast<double>(count)));
+}
+
+Histogram::Histogram(std::vector<double> bounds)
+    : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
+
+void Histogram::observe(double value) {
+  std::lock_guard lock(mutex_);
+  size_t i = 0;
+  while (i < bounds_.size() && value > bounds_[i]) ++i;
+  ++counts_[i];
+  sum_ += value;
+  ++count_;
+}
+
+void Histogram::write(MetricsWriter& w, const std::string& name, const std::string& help,
+                      const Labels& labels) const {
+  std::lock_guard lock(mutex_);
+  std::vector<uint64_t> cumulative;
+  uint64_t running = 0;
+  for (size_t i = 0; i < bounds_.size(); ++i) cumulative.push_back(running += counts_[i]);
+  w.histogram(name, help, labels, bounds_, cumulative, sum_, count_);
+}
+
 std::string MetricsWriter::text() const {
   std::string out;
   for (const auto& [name, family] : families_) {

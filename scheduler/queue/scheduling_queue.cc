@@ -173,6 +173,16 @@ void SchedulingQueue::addUnschedulable(const QueuedItem& item) {
   }
 }
 
+void SchedulingQueue::addBackoff(const QueuedItem& item) {
+  std::lock_guard lock(mu_);
+  Entry* entry = handBackLocked(item.key);
+  if (!entry) return;
+  ++entry->attempts;
+  entry->lastFailure = clock_.now();
+  entry->dirty = false;
+  toBackoff(item.key, *entry);
+}
+
 void SchedulingQueue::moveAllToActiveOrBackoff() {
   std::lock_guard lock(mu_);
   const TimePoint now = clock_.now();

@@ -68,6 +68,11 @@ class SchedulingQueue {
   // unschedulableQ for an event.
   void addUnschedulable(const QueuedItem& item);
 
+  // The attempt failed for a reason that is not the binding's (a write conflict, an API error):
+  // retry after the binding's backoff, whatever happened meanwhile (kube-scheduler does the same
+  // with errors other than Unschedulable).
+  void addBackoff(const QueuedItem& item);
+
   // A cluster event that can make bindings schedulable (added, Ready again, taints/labels/resources
   // changed): every unschedulable binding moves to activeQ, or to backoffQ while backing off.
   void moveAllToActiveOrBackoff();

@@ -120,6 +120,21 @@ TEST_F(SchedulingQueueTest, BackoffDoublesFromOneToTenSeconds) {
   EXPECT_EQ(queue_.tryPop()->attempts, 0);
 }
 
+TEST_F(SchedulingQueueTest, ErrorsBackOffInsteadOfWaitingForAnEvent) {
+  queue_.add("ns/a", 0);
+  auto item = queue_.tryPop();
+  ASSERT_TRUE(item);
+  queue_.addBackoff(*item);  // a write conflict: no cluster event will come for it
+  EXPECT_EQ(queue_.depths().backoff, 1u);
+  EXPECT_EQ(queue_.depths().unschedulable, 0u);
+  clock_.advance(milliseconds(999));
+  queue_.tick();
+  EXPECT_EQ(popKey(), "");
+  clock_.advance(milliseconds(1));
+  queue_.tick();
+  EXPECT_EQ(popKey(), "ns/a");
+}
+
 TEST_F(SchedulingQueueTest, LeftoverFlushAfterSixtySecondsCheckedEveryThirty) {
   queue_.add("ns/a", 0);
   popAndFail("ns/a");

@@ -1,0 +1,179 @@
+#include "controllers/binding/binding.h"
+
+#include "api/conditions.h"
+#include "api/json_codec.h"
+#include "controllers/common/pod_requests.h"
+
+namespace flotilla::controllers::binding {
+namespace {
+
+constexpr const char* kFederatedDeploymentKind = "FederatedDeployment";
+
+std::string key(const api::ObjectMeta& meta) { return meta.namespace_ + "/" + meta.name; }
+
+bool controlledBy(const api::ResourceBinding& rb, const std::string& uid) {
+  for (const auto& ref : rb.metadata.ownerReferences) {
+    if (ref.controller.value_or(false) && ref.uid == uid) return true;
+  }
+  return false;
+}
+
+// "member1=2 member2=4", in the scheduler's order; "none" when nothing is placed.
+std::string placementSummary(const std::vector<api::TargetCluster>& clusters) {
+  std::string out;
+  for (const auto& c : clusters) {
+    if (!out.empty()) out += ' ';
+    out += c.name + "=" + std::to_string(c.replicas);
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string policyDisplay(const api::PolicyReference& ref) {
+  if (ref.name.empty()) return "the policy";
+  return policy::PolicyKey{ref.kind, ref.namespace_, ref.name}.display();
+}
+
+// Why an existing binding lost its policy. The policy it was bound to is gone (or no longer
+// selects the workload; then the federate controller removes the FederatedDeployment anyway),
+// unless the workload's label now names another policy, which resolution.message describes.
+std::string lostPolicyMessage(const api::ResourceBinding& existing,
+                              const policy::Resolution& resolution) {
+  const auto& ref = existing.spec.policy;
+  std::string why;
+  if (resolution.requested &&
+      !(*resolution.requested == policy::PolicyKey{ref.kind, ref.namespace_, ref.name})) {
+    why = resolution.message;
+  } else {
+    why = policyDisplay(ref) + " no longer exists";
+  }
+  return why + "; keeping the current placement (" + placementSummary(existing.spec.clusters) + ")";
+}
+
+// What kUpdate compares: the parts of a binding this controller writes through the main resource.
+boost::json::value specPart(const api::ResourceBinding& rb) {
+  api::ResourceBinding part;
+  part.metadata.ownerReferences = rb.metadata.ownerReferences;
+  part.spec = rb.spec;
+  return api::encode(part);
+}
+
+boost::json::value statusPart(const api::ResourceBinding& rb) {
+  api::ResourceBinding part;
+  part.status = rb.status;
+  return api::encode(part);
+}
+
+}  // namespace
+
+api::ReplicaRequirements replicaRequirements(const api::PodTemplateSpec& pod) {
+  return {.resourceRequest = podRequests(pod.spec),
+          .nodeSelector = pod.spec.nodeSelector,
+          .tolerations = pod.spec.tolerations};
+}
+
+policy::Workload workloadOf(const api::FederatedDeployment& fd) {
+  return {.apiVersion = "apps/v1",
+          .kind = "Deployment",
+          .ns = fd.metadata.namespace_,
+          .name = fd.metadata.name,
+          .labels = fd.metadata.labels};
+}
+
+BindingDecision decideBinding(const api::FederatedDeployment& fd,
+                              const policy::Resolution& resolution,
+                              const api::ResourceBinding* existing, const std::string& now) {
+  BindingDecision out;
+  if (fd.metadata.deletionTimestamp) return out;
+
+  if (existing && !controlledBy(*existing, fd.metadata.uid)) {
+    out.action = Action::kConflict;
+    out.eventType = "Warning";
+    out.eventReason = kReasonBindingConflict;
+    out.eventMessage = "ResourceBinding " + key(existing->metadata) +
+                       " exists and is not controlled by FederatedDeployment " + key(fd.metadata) +
+                       "; leaving it alone";
+    return out;
+  }
+
+  if (!resolution.policy && !existing) {
+    // Nothing to bind yet; the reconciler records why on the FederatedDeployment.
+    out.eventType = "Warning";
+    out.eventReason = kReasonPolicyNotFound;
+    out.eventMessage = resolution.message;
+    return out;
+  }
+
+  // Starting from the existing binding keeps what others own: spec.clusters (the scheduler's),
+  // metadata (resourceVersion, annotations such as flotilla.io/schedule-record, finalizers) and
+  // the status conditions other controllers write.
+  api::ResourceBinding& desired = out.desired;
+  if (existing) {
+    desired = *existing;
+  } else {
+    desired.metadata.name = fd.metadata.name;
+    desired.metadata.namespace_ = fd.metadata.namespace_;
+  }
+  desired.metadata.ownerReferences = {{.apiVersion = api::kGroupVersion,
+                                       .kind = kFederatedDeploymentKind,
+                                       .name = fd.metadata.name,
+                                       .uid = fd.metadata.uid,
+                                       .controller = true,
+                                       .blockOwnerDeletion = true}};
+
+  const api::DeploymentSpec& workload = fd.spec.template_.spec;
+  desired.spec.resource = {.apiVersion = api::kGroupVersion,
+                           .kind = kFederatedDeploymentKind,
+                           .namespace_ = fd.metadata.namespace_,
+                           .name = fd.metadata.name,
+                           .uid = fd.metadata.uid};
+  desired.spec.replicas = workload.replicas.value_or(1);
+  desired.spec.replicaRequirements = replicaRequirements(workload.template_);
+
+  const int64_t observedGeneration = existing ? existing->metadata.generation : 0;
+  if (resolution.policy) {
+    const auto& winner = *resolution.policy;
+    desired.spec.policy = {.kind = winner.key.kind,
+                           .name = winner.key.name,
+                           .namespace_ = winner.key.ns,
+                           .generation = winner.generation};
+    // A copy as written, not defaulted: the scheduler defaults when it reads, and comparing the
+    // raw copy tells it whether the user changed the placement.
+    desired.spec.placement = winner.spec->placement;
+    desired.spec.priority = winner.priority;
+    // PolicyBound is only written once something was wrong: a binding whose policy is there has
+    // no such condition, which saves a status write per binding (and one per scheduler write,
+    // whose generation bump would otherwise move observedGeneration).
+    const api::Condition* before =
+        existing ? api::findCondition(existing->status.conditions, kPolicyBoundCondition) : nullptr;
+    if (before && before->status != "True") {
+      api::setCondition(desired.status.conditions, kPolicyBoundCondition, "True",
+                        kReasonPolicyFound, "bound to " + winner.key.str(), observedGeneration,
+                        now);
+    }
+  } else {
+    // An existing binding whose policy is gone: keep policy, placement, priority and clusters.
+    const std::string message = lostPolicyMessage(*existing, resolution);
+    const api::Condition* before =
+        api::findCondition(existing->status.conditions, kPolicyBoundCondition);
+    const bool newlyFalse =
+        !before || before->status != "False" || before->reason != kReasonPolicyNotFound;
+    api::setCondition(desired.status.conditions, kPolicyBoundCondition, "False",
+                      kReasonPolicyNotFound, message, observedGeneration, now);
+    if (newlyFalse) {
+      out.eventType = "Warning";
+      out.eventReason = kReasonPolicyNotFound;
+      out.eventMessage = message;
+    }
+  }
+
+  if (!existing) {
+    out.action = Action::kCreate;
+    out.statusChanged = !desired.status.conditions.empty();
+    return out;
+  }
+  if (specPart(desired) != specPart(*existing)) out.action = Action::kUpdate;
+  out.statusChanged = statusPart(desired) != statusPart(*existing);
+  return out;
+}
+
+}  // namespace flotilla::controllers::binding

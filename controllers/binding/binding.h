@@ -1,0 +1,53 @@
+// FederatedDeployment + its resolved policy -> ResourceBinding (DESIGN §3.4, §5 binding): one
+// binding per FederatedDeployment, of the same name, owned by it. The binding controller writes
+// what the workload asks for (replicas, per-replica requirements) and which policy governs it
+// (policy reference, a copy of its placement, priority); spec.clusters is the scheduler's.
+#pragma once
+
+#include <string>
+
+#include "api/flotilla_types.h"
+#include "controllers/policy/resolve.h"
+
+namespace flotilla::controllers::binding {
+
+// Condition on the binding: True/PolicyFound, False/PolicyNotFound.
+inline constexpr const char* kPolicyBoundCondition = "PolicyBound";
+inline constexpr const char* kReasonPolicyFound = "PolicyFound";
+inline constexpr const char* kReasonPolicyNotFound = "PolicyNotFound";
+inline constexpr const char* kReasonBindingConflict = "BindingConflict";
+
+// What one replica needs: resourceRequest = podRequests(pod.spec), nodeSelector, tolerations.
+api::ReplicaRequirements replicaRequirements(const api::PodTemplateSpec& pod);
+
+// apps/v1 Deployment (a FederatedDeployment is governed as the Deployment it represents),
+// namespace, name and metadata.labels.
+policy::Workload workloadOf(const api::FederatedDeployment& fd);
+
+enum class Action { kNone, kCreate, kUpdate, kConflict };
+
+struct BindingDecision {
+  Action action = Action::kNone;
+  // kCreate/kUpdate: the object to write (metadata and spec; status too, written separately);
+  // kNone with statusChanged: the status to write. Empty for kConflict and when there is no
+  // binding to create.
+  api::ResourceBinding desired;
+  bool statusChanged = false;  // the reconciler writes status separately (status subresource)
+  // An Event to record (on the binding when it exists, else on the FederatedDeployment); empty
+  // reason: none.
+  std::string eventType, eventReason, eventMessage;
+};
+
+// `existing`: the ResourceBinding of the same namespace/name, if any. `now`: RFC 3339, for
+// condition transition times.
+//
+// Without a winning policy an existing binding keeps its policy, placement, priority and clusters:
+// a deleted policy never empties a running placement. Its PolicyBound condition turns False and
+// one Warning event PolicyNotFound is reported when it does (not on every reconcile).
+// A binding not controlled by the FederatedDeployment is left alone: kConflict with a Warning
+// event BindingConflict naming it.
+BindingDecision decideBinding(const api::FederatedDeployment& fd,
+                              const policy::Resolution& resolution,
+                              const api::ResourceBinding* existing, const std::string& now);
+
+}  // namespace flotilla::controllers::binding

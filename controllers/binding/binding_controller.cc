@@ -1,0 +1,114 @@
+#include "controllers/binding/binding_controller.h"
+
+#include "controllers/binding/binding.h"
+#include "controllers/common/await.h"
+#include "controllers/common/log.h"
+#include "controllers/common/policies.h"
+#include "controllers/common/typed.h"
+
+namespace flotilla::controllers::binding {
+
+namespace json = boost::json;
+
+namespace {
+constexpr const char* kName = "binding";
+}
+
+BindingController::BindingController(kube::RestClient& host, boost::asio::any_io_executor executor,
+                                     Informers informers, kube::EventRecorder& events,
+                                     std::function<api::Clock::time_point()> wallClock)
+    : host_(host),
+      executor_(std::move(executor)),
+      informers_(informers),
+      events_(events),
+      wallClock_(std::move(wallClock)) {}
+
+void BindingController::watch(kube::Controller& controller,
+                              kube::SharedInformer& federatedDeployments,
+                              kube::SharedInformer& bindings, kube::SharedInformer& policies,
+                              kube::SharedInformer& clusterPolicies) {
+  // Template and label changes matter; status writes (the status controller's) do not.
+  controller.watch(federatedDeployments, kube::mapToSelf(),
+                   kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
+  // A binding changed or deleted by someone else is put back; the scheduler's status writes are
+  // ignored (its spec.clusters writes come through and find nothing to do).
+  controller.watch(bindings, kube::mapToOwner("FederatedDeployment", "flotilla.io"),
+                   kube::generationChanged());
+  controller.watch(policies, mapPolicyToObjects(informers_.federatedDeployments));
+  controller.watch(clusterPolicies, mapPolicyToObjects(informers_.federatedDeployments));
+}
+
+api::Result<kube::ReconcileResult> BindingController::reconcile(const std::string& key) {
+  const auto cached = informers_.federatedDeployments.store().get(key);
+  if (!cached) return kube::ReconcileResult{};  // the binding goes with it (owner reference)
+  auto fd = fromObject<api::FederatedDeployment>(cached);
+  if (!fd) {
+    log::error(kName, key, "cannot decode the FederatedDeployment: " + fd.error().message);
+    return kube::ReconcileResult{};
+  }
+  std::optional<api::ResourceBinding> existing;
+  if (auto rb = informers_.bindings.store().get(key)) {
+    auto decoded = fromObject<api::ResourceBinding>(rb);
+    if (!decoded) {
+      log::error(kName, key, "cannot decode the ResourceBinding: " + decoded.error().message);
+      return kube::ReconcileResult{};
+    }
+    existing = std::move(*decoded);
+  }
+  const auto set =
+      policiesFor(fd->metadata.namespace_, informers_.policies, informers_.clusterPolicies);
+  const auto resolution = policy::resolvePolicy(workloadOf(*fd), set.policies, set.clusterPolicies);
+  const auto decision = decideBinding(*fd, resolution, existing ? &*existing : nullptr,
+                                      api::formatRfc3339(wallClock_()));
+  const auto& ns = fd->metadata.namespace_;
+  json::object written;
+  switch (decision.action) {
+    case Action::kNone:
+      break;
+    case Action::kCreate: {
+      auto object = toObject(decision.desired);
+      object.erase("status");
+      auto created = await(executor_, host_.create(resources::kResourceBindings, ns, object));
+      if (!created) return created.error();
+      written = std::move(*created);
+      events_.event(involved(decision.desired), "Normal", "BindingCreated",
+                    "bound " + key + " to " + decision.desired.spec.policy.kind + " " +
+                        decision.desired.spec.policy.name);
+      log::info(kName, key, "created ResourceBinding");
+      break;
+    }
+    case Action::kUpdate: {
+      auto object = toObject(decision.desired);
+      object.erase("status");
+      auto updated = await(executor_, host_.update(resources::kResourceBindings, object));
+      if (!updated) return updated.error();
+      written = std::move(*updated);
+      log::info(kName, key, "updated ResourceBinding");
+      break;
+    }
+    case Action::kConflict:
+      events_.event(involved(*fd), "Warning", "BindingConflict", decision.eventMessage);
+      log::warn(kName, key, decision.eventMessage);
+      return kube::ReconcileResult{};
+  }
+  if (decision.statusChanged) {
+    json::object target =
+        written.empty() ? (existing ? toObject(*existing) : json::object{}) : std::move(written);
+    if (!target.empty()) {
+      target["status"] = api::encode(decision.desired.status);
+      auto status = await(executor_, host_.updateStatus(resources::kResourceBindings, target));
+      if (!status) return status.error();
+    }
+  }
+  if (!decision.eventReason.empty()) {
+    if (existing || decision.action == Action::kCreate) {
+      events_.event(involved(decision.desired), decision.eventType, decision.eventReason,
+                    decision.eventMessage);
+    } else {
+      events_.event(involved(*fd), decision.eventType, decision.eventReason, decision.eventMessage);
+    }
+  }
+  return kube::ReconcileResult{};
+}
+
+}  // namespace flotilla::controllers::binding

@@ -1,0 +1,40 @@
+// The binding controller (DESIGN §5): FederatedDeployment + the policy that wins → a
+// ResourceBinding of the same name, owned by the FederatedDeployment. The decision is
+// decideBinding (binding.h); spec.clusters is the scheduler's and is never written here.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <functional>
+
+#include "api/time.h"
+#include "kube/controller/controller.h"
+#include "kube/events/event_recorder.h"
+
+namespace flotilla::controllers::binding {
+
+struct Informers {
+  const kube::SharedInformer& federatedDeployments;
+  const kube::SharedInformer& bindings;
+  const kube::SharedInformer& policies;
+  const kube::SharedInformer& clusterPolicies;
+};
+
+class BindingController final : public kube::Reconciler {
+ public:
+  BindingController(kube::RestClient& host, boost::asio::any_io_executor executor,
+                    Informers informers, kube::EventRecorder& events,
+                    std::function<api::Clock::time_point()> wallClock = api::Clock::now);
+  api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
+  void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
+             kube::SharedInformer& bindings, kube::SharedInformer& policies,
+             kube::SharedInformer& clusterPolicies);
+
+ private:
+  kube::RestClient& host_;
+  boost::asio::any_io_executor executor_;
+  Informers informers_;
+  kube::EventRecorder& events_;
+  std::function<api::Clock::time_point()> wallClock_;
+};
+
+}  // namespace flotilla::controllers::binding

@@ -1,0 +1,392 @@
+#include "controllers/cluster/cluster_controller.h"
+
+#include <algorithm>
+#include <boost/json/serialize.hpp>
+#include <functional>
+
+#include "api/conditions.h"
+#include "api/time.h"
+#include "controllers/common/await.h"
+#include "controllers/common/log.h"
+#include "controllers/common/typed.h"
+
+namespace flotilla::controllers::cluster {
+
+namespace json = boost::json;
+using namespace std::chrono;
+
+namespace {
+
+constexpr const char* kName = "cluster";
+
+bool hasFinalizer(const api::ObjectMeta& meta, const std::string& f) {
+  return std::find(meta.finalizers.begin(), meta.finalizers.end(), f) != meta.finalizers.end();
+}
+
+std::string fingerprintOf(const json::object& secret, const api::FederatedCluster& fc) {
+  std::string text = fc.spec.apiEndpoint + (fc.spec.insecureSkipTLSVerify ? "|insecure|" : "|");
+  if (const auto* data = secret.if_contains("data")) text += json::serialize(*data);
+  return std::to_string(std::hash<std::string>{}(text));
+}
+
+// Transport failures that are about trust, not reachability: the member answered, but we cannot
+// (or must not) talk to it. These are Ready=False with the precise reason, not "unreachable".
+bool isTrustFailure(const std::string& message) {
+  for (const char* needle : {"certificate", "handshake", "SSL", "ssl", "TLS", "tls"}) {
+    if (message.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ClusterController::ClusterController(kube::RestClient& host,
+                                     boost::asio::any_io_executor hostExecutor,
+                                     const kube::SharedInformer& clusters, MemberRegistry& members,
+                                     kube::EventRecorder& events, ClusterControllerOptions options)
+    : host_(host),
+      hostExecutor_(std::move(hostExecutor)),
+      clusters_(clusters),
+      members_(members),
+      events_(events),
+      options_(std::move(options)),
+      clock_(options_.clock ? options_.clock : &realClock_) {}
+
+void ClusterController::readCredentials(const api::FederatedCluster& fc, Memory& memory) {
+  const auto& ref = fc.spec.secretRef;
+  const std::string ns = ref.namespace_.empty() ? "flotilla-system" : ref.namespace_;
+  auto secret = await(hostExecutor_, host_.get(resources::kSecrets, ns, ref.name));
+  memory.lastSecretRead = clock_->now();
+  if (!secret) {
+    memory.configError =
+        "credentials Secret " + ns + "/" + ref.name + ": " + secret.error().message;
+    memory.fingerprint.clear();
+    return;
+  }
+  auto config = kube::configFromSecret(*secret, fc.spec.apiEndpoint, fc.spec.insecureSkipTLSVerify);
+  if (!config) {
+    memory.configError =
+        "credentials Secret " + ns + "/" + ref.name + ": " + config.error().message;
+    memory.fingerprint.clear();
+    return;
+  }
+  memory.configError.clear();
+  memory.config = std::move(*config);
+  memory.fingerprint = fingerprintOf(*secret, fc);
+}
+
+ProbeResult ClusterController::probe(MemberConnection& member) {
+  auto& client = member.client();
+  auto answer = await(member.executor(), client.getRaw("/readyz"));
+  if (!answer && answer.error().code == 404) {
+    answer = await(member.executor(), client.getRaw("/healthz"));  // older API servers
+  }
+  if (answer) {
+    if (answer->find("ok") != std::string::npos) return {ProbeOutcome::kHealthy, ""};
+    return {ProbeOutcome::kUnhealthy, "/readyz answered: " + answer->substr(0, 200)};
+  }
+  const auto& e = answer.error();
+  if (e.code == 401 || e.code == 403) {
+    return {ProbeOutcome::kUnhealthy, "the member rejected Flotilla's credentials (HTTP " +
+                                          std::to_string(e.code) + "): " + e.message};
+  }
+  if (e.code != 0) {
+    return {ProbeOutcome::kUnhealthy,
+            "/readyz answered HTTP " + std::to_string(e.code) + ": " + e.message};
+  }
+  if (isTrustFailure(e.message)) {
+    return {ProbeOutcome::kUnhealthy, "TLS with the member failed: " + e.message};
+  }
+  return {ProbeOutcome::kUnreachable, "the member's API server did not answer: " + e.message};
+}
+
+std::optional<std::vector<api::APIEnablement>> ClusterController::discover(
+    MemberConnection& member) {
+  auto& client = member.client();
+  std::vector<std::string> groupVersions;
+  auto core = await(member.executor(), client.getPath("/api"));
+  if (!core) return std::nullopt;
+  if (const auto* v = core->is_object() ? core->as_object().if_contains("versions") : nullptr;
+      v && v->is_array()) {
+    for (const auto& gv : v->as_array())
+      if (gv.is_string()) groupVersions.emplace_back(gv.as_string());
+  }
+  auto groups = await(member.executor(), client.getPath("/apis"));
+  if (!groups) return std::nullopt;
+  if (const auto* list = groups->is_object() ? groups->as_object().if_contains("groups") : nullptr;
+      list && list->is_array()) {
+    for (const auto& g : list->as_array()) {
+      const auto* versions = g.is_object() ? g.as_object().if_contains("versions") : nullptr;
+      if (!versions || !versions->is_array()) continue;
+      for (const auto& v : versions->as_array()) {
+        const auto* gv = v.is_object() ? v.as_object().if_contains("groupVersion") : nullptr;
+        if (gv && gv->is_string()) groupVersions.emplace_back(gv->as_string());
+      }
+    }
+  }
+  std::vector<api::APIEnablement> out;
+  for (const auto& gv : groupVersions) {
+    const std::string path = gv.find('/') == std::string::npos ? "/api/" + gv : "/apis/" + gv;
+    auto doc = await(member.executor(), client.getPath(path));
+    if (!doc) return std::nullopt;  // incomplete discovery: keep what status says
+    api::APIEnablement e;
+    e.groupVersion = gv;
+    if (const auto* rs = doc->is_object() ? doc->as_object().if_contains("resources") : nullptr;
+        rs && rs->is_array()) {
+      for (const auto& r : rs->as_array()) {
+        if (!r.is_object()) continue;
+        const auto* n = r.as_object().if_contains("name");
+        const auto* k = r.as_object().if_contains("kind");
+        if (!n || !n->is_string() || !k || !k->is_string()) continue;
+        const std::string name(n->as_string());
+        if (name.find('/') != std::string::npos) continue;  // subresources
+        e.resources.push_back({name, std::string(k->as_string())});
+      }
+    }
+    std::sort(e.resources.begin(), e.resources.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
+    out.push_back(std::move(e));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.groupVersion < b.groupVersion; });
+  return out;
+}
+
+api::Result<kube::ReconcileResult> ClusterController::finalize(const api::FederatedCluster& fc) {
+  const std::string& name = fc.metadata.name;
+  if (hasFinalizer(fc.metadata, kCleanupFinalizer)) {
+    const auto* ready = api::findCondition(fc.status.conditions, "Ready");
+    const bool skip = fc.metadata.annotations.count(kSkipMemberCleanupAnnotation) &&
+                      fc.metadata.annotations.at(kSkipMemberCleanupAnnotation) == "true";
+    auto member = members_.get(name);
+    bool cleaned = skip;
+    if (!cleaned && member && ready && ready->status == "True") {
+      // Remove what Flotilla put on the member: every object labelled as Flotilla's.
+      kube::ListOptions selector;
+      selector.labelSelector = std::string(kManagedByLabel) + "=" + kManagedByValue;
+      auto list =
+          await(member->executor(), member->client().list(resources::kDeployments, "", selector));
+      if (list) {
+        cleaned = true;
+        for (const auto& item : list->items) {
+          const auto& meta = item.at("metadata").as_object();
+          const std::string ns(meta.at("namespace").as_string());
+          const std::string n(meta.at("name").as_string());
+          auto gone = await(member->executor(),
+                            member->client().remove(resources::kDeployments, ns, n, {}));
+          if (!gone && gone.error().code != 404) cleaned = false;
+        }
+      }
+    }
+    if (!cleaned) {
+      // An unreachable member must not block the deletion forever: after the failover grace
+      // of unreachability Flotilla gives up on cleaning it (docs/operator.md).
+      const auto since = ready ? api::parseRfc3339(ready->lastTransitionTime) : std::nullopt;
+      const bool longGone = ready && ready->status != "True" && since &&
+                            options_.wallClock() - *since >= options_.failoverGrace;
+      if (!longGone) {
+        log::info(kName, name, "waiting to clean up the member before deletion");
+        return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.probePeriod)};
+      }
+      events_.event(involved(fc), "Warning", "CleanupSkipped",
+                    "member unreachable for longer than the failover grace; objects Flotilla "
+                    "created there are left behind");
+    }
+    auto updated = await(
+        hostExecutor_,
+        host_.updateWithRetry(
+            resources::kFederatedClusters, "", name, [](json::object& o) -> api::Result<bool> {
+              auto* meta = o["metadata"].if_object();
+              auto* list = meta ? meta->if_contains("finalizers") : nullptr;
+              if (!list || !list->is_array()) return false;
+              auto& arr = list->as_array();
+              const auto before = arr.size();
+              arr.erase(std::remove(arr.begin(), arr.end(), json::value(kCleanupFinalizer)),
+                        arr.end());
+              return arr.size() != before;
+            }));
+    if (!updated && updated.error().code != 404) return updated.error();
+  }
+  members_.remove(name);
+  std::lock_guard lock(mutex_);
+  memory_.erase(name);
+  return kube::ReconcileResult{};
+}
+
+api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::string& key) {
+  auto cached = clusters_.store().get(key);
+  if (!cached) {
+    members_.remove(key);
+    std::lock_guard lock(mutex_);
+    memory_.erase(key);
+    return kube::ReconcileResult{};
+  }
+  auto decoded = fromObject<api::FederatedCluster>(cached);
+  if (!decoded) {
+    log::error(kName, key, "cannot decode: " + decoded.error().message);
+    return kube::ReconcileResult{};  // a schema drift; retrying will not help
+  }
+  api::FederatedCluster fc = std::move(*decoded);
+  if (fc.metadata.deletionTimestamp) return finalize(fc);
+  if (!hasFinalizer(fc.metadata, kCleanupFinalizer)) {
+    fc.metadata.finalizers.push_back(kCleanupFinalizer);
+    auto obj = toObject(fc);
+    obj.erase("status");
+    auto updated = await(hostExecutor_, host_.update(resources::kFederatedClusters, obj));
+    if (!updated) return updated.error();
+    return kube::ReconcileResult{};  // the update event brings us back with the new version
+  }
+
+  const auto now = clock_->now();
+  Memory memory;
+  {
+    std::lock_guard lock(mutex_);
+    auto& m = memory_[key];
+    if (!m.seeded) {
+      m.readiness = readinessFromStatus(fc.status);
+      m.seeded = true;
+    }
+    memory = m;
+  }
+
+  ClusterObservation observed;
+  const bool probeDue = !memory.lastProbe || now - *memory.lastProbe >= options_.probePeriod;
+  if (probeDue) {
+    if (!memory.lastSecretRead || now - *memory.lastSecretRead >= options_.secretRefresh ||
+        !memory.configError.empty()) {
+      readCredentials(fc, memory);
+    }
+    ProbeResult result;
+    std::shared_ptr<MemberConnection> member;
+    if (!memory.configError.empty()) {
+      result = {ProbeOutcome::kUnhealthy, memory.configError};
+    } else {
+      auto enqueue = enqueue_;
+      auto ensured = members_.ensure(key, memory.config, memory.fingerprint, [enqueue, key] {
+        if (enqueue) enqueue(key);
+      });
+      if (!ensured) {
+        result = {ProbeOutcome::kUnhealthy, "cannot connect: " + ensured.error().message};
+      } else {
+        member = *ensured;
+        result = probe(*member);
+        if (result.outcome == ProbeOutcome::kUnhealthy &&
+            result.message.find("credentials") != std::string::npos) {
+          memory.lastSecretRead.reset();  // re-read a rotated Secret at the next probe
+        }
+      }
+    }
+    memory.lastProbe = now;
+    memory.readiness = observeProbe(memory.readiness, result, options_.probeThreshold);
+    observed.probedNow = true;
+    if (member && result.outcome == ProbeOutcome::kHealthy) {
+      if (memory.version.empty() || !memory.lastDiscovery ||
+          now - *memory.lastDiscovery >= options_.discoveryPeriod) {
+        auto version = await(member->executor(), member->client().getPath("/version"));
+        if (version && version->is_object()) {
+          if (const auto* g = version->as_object().if_contains("gitVersion"); g && g->is_string())
+            memory.version = std::string(g->as_string());
+        }
+        if (auto enablements = discover(*member)) {
+          memory.enablements = std::move(enablements);
+          memory.lastDiscovery = now;
+        }
+      }
+    }
+  }
+  observed.readiness = memory.readiness.settled;
+  if (!memory.version.empty()) observed.kubernetesVersion = memory.version;
+  observed.apiEnablements = memory.enablements;
+  if (auto member = members_.get(key); member && member->synced()) {
+    std::vector<api::Node> nodes;
+    std::vector<api::Pod> pods;
+    for (const auto& o : member->nodes().store().list()) {
+      if (auto n = fromObject<api::Node>(o)) nodes.push_back(std::move(*n));
+    }
+    for (const auto& o : member->pods().store().list()) {
+      if (auto p = fromObject<api::Pod>(o)) pods.push_back(std::move(*p));
+    }
+    observed.resources = summarizeResources(nodes, pods);
+  }
+  {
+    std::lock_guard lock(mutex_);
+    memory_[key] = memory;
+  }
+
+  const auto decision = decideCluster(fc, observed, options_.wallClock(), options_.failoverGrace);
+  json::object latest = *cached;
+  if (decision.taintsChanged) {
+    api::FederatedCluster withTaints = fc;
+    withTaints.spec.taints = decision.taints;
+    auto obj = toObject(withTaints);
+    obj.erase("status");
+    auto updated = await(hostExecutor_, host_.update(resources::kFederatedClusters, obj));
+    if (!updated) return updated.error();
+    latest = std::move(*updated);
+    std::string added, removed;
+    for (const auto& t : decision.taints)
+      if (std::find(fc.spec.taints.begin(), fc.spec.taints.end(), t) == fc.spec.taints.end())
+        added += (added.empty() ? "" : ", ") + t.str();
+    for (const auto& t : fc.spec.taints)
+      if (std::find(decision.taints.begin(), decision.taints.end(), t) == decision.taints.end())
+        removed += (removed.empty() ? "" : ", ") + t.str();
+    if (!added.empty()) events_.event(involved(fc), "Warning", "TaintAdded", "added " + added);
+    if (!removed.empty())
+      events_.event(involved(fc), "Normal", "TaintRemoved", "removed " + removed);
+  }
+  if (decision.statusChanged || decision.taintsChanged) {
+    auto status = decision.status;
+    // The spec write above moved the generation; the conditions describe this new generation.
+    int64_t generation = fc.metadata.generation;
+    if (const auto* m = latest.if_contains("metadata")) {
+      if (const auto* g = m->as_object().if_contains("generation"); g && g->is_int64())
+        generation = g->as_int64();
+    }
+    for (auto& c : status.conditions) c.observedGeneration = generation;
+    if (decision.statusChanged || generation != fc.metadata.generation) {
+      latest["status"] = api::encode(status);
+      auto written =
+          await(hostExecutor_, host_.updateStatus(resources::kFederatedClusters, latest));
+      if (!written) return written.error();
+    }
+  }
+  if (!decision.readyTransition.empty()) {
+    const auto* ready = api::findCondition(decision.status.conditions, "Ready");
+    const std::string message = ready ? ready->message : "";
+    if (decision.readyTransition == "True") {
+      events_.event(involved(fc), "Normal", "ClusterReady", "cluster is ready");
+    } else {
+      events_.event(
+          involved(fc), "Warning",
+          decision.readyTransition == "Unknown" ? "ClusterUnreachable" : "ClusterNotReady",
+          message);
+    }
+    log::info(kName, key,
+              "Ready is now " + decision.readyTransition + (message.empty() ? "" : ": " + message));
+  }
+
+  // Next probe when due, or earlier when the unreachable taint comes due.
+  nanoseconds next = options_.probePeriod;
+  if (memory.lastProbe) {
+    next = std::max<nanoseconds>(nanoseconds(1'000'000),
+                                 options_.probePeriod - (clock_->now() - *memory.lastProbe));
+  }
+  if (decision.recheckAfter) next = std::min(next, *decision.recheckAfter);
+  return kube::ReconcileResult{false, next};
+}
+
+void ClusterController::collectMetrics(kube::MetricsWriter& w) const {
+  for (const auto& o : clusters_.store().list()) {
+    auto fc = fromObject<api::FederatedCluster>(o);
+    if (!fc) continue;
+    const auto* ready = api::findCondition(fc->status.conditions, "Ready");
+    const std::string status = ready ? ready->status : "Unknown";
+    for (const char* s : {"True", "False", "Unknown"}) {
+      w.gauge("flotilla_member_cluster_ready",
+              "Ready condition of each member cluster (1 for the current status).",
+              {{"cluster", fc->metadata.name}, {"status", s}}, status == s ? 1 : 0);
+    }
+  }
+}
+
+}  // namespace flotilla::controllers::cluster

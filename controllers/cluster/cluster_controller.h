@@ -1,0 +1,81 @@
+// The cluster controller (DESIGN §5): for every FederatedCluster, a connection built from its
+// Secret, a readiness probe every period with hysteresis, the member's version, API enablements,
+// resources and node summary in status, and the not-ready/unreachable taints. The decision is
+// decideCluster (cluster_status.h); this class probes, reads caches and writes the difference.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "api/clock.h"
+#include "controllers/cluster/cluster_status.h"
+#include "controllers/cluster/member_registry.h"
+#include "kube/controller/controller.h"
+#include "kube/events/event_recorder.h"
+#include "kube/manager/metrics.h"
+
+namespace flotilla::controllers::cluster {
+
+inline constexpr const char* kCleanupFinalizer = "flotilla.io/cleanup";
+// Set on a FederatedCluster to let its deletion skip cleaning the member (it is gone for good).
+inline constexpr const char* kSkipMemberCleanupAnnotation = "flotilla.io/skip-member-cleanup";
+inline constexpr const char* kManagedByLabel = "flotilla.io/managed-by";
+inline constexpr const char* kManagedByValue = "flotilla";
+
+struct ClusterControllerOptions {
+  std::chrono::nanoseconds probePeriod = std::chrono::seconds(10);
+  int probeThreshold = 3;  // consecutive agreeing probes before Ready flips
+  std::chrono::nanoseconds failoverGrace = std::chrono::seconds(60);
+  std::chrono::nanoseconds discoveryPeriod = std::chrono::minutes(5);
+  std::chrono::nanoseconds secretRefresh = std::chrono::minutes(1);
+  std::function<api::Clock::time_point()> wallClock = api::Clock::now;
+  const api::SteadyClockInterface* clock = nullptr;  // default: the real steady clock
+};
+
+class ClusterController final : public kube::Reconciler {
+ public:
+  // `clusters` is the host's FederatedCluster informer; `enqueue` adds a cluster name to this
+  // controller's queue (member informer events call it).
+  ClusterController(kube::RestClient& host, boost::asio::any_io_executor hostExecutor,
+                    const kube::SharedInformer& clusters, MemberRegistry& members,
+                    kube::EventRecorder& events, ClusterControllerOptions options);
+  void setEnqueue(std::function<void(const std::string&)> enqueue) {
+    enqueue_ = std::move(enqueue);
+  }
+
+  api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
+  void collectMetrics(kube::MetricsWriter& w) const;
+
+ private:
+  struct Memory {  // per member, in memory only (observations, not state: see docs/operator.md)
+    ReadinessState readiness;
+    bool seeded = false;
+    std::optional<api::SteadyClockInterface::time_point> lastProbe, lastDiscovery, lastSecretRead;
+    std::string fingerprint;
+    kube::RestConfig config;
+    std::string configError;  // the Secret could not be turned into a connection
+    std::string version;
+    std::optional<std::vector<api::APIEnablement>> enablements;
+  };
+  api::Result<kube::ReconcileResult> finalize(const api::FederatedCluster& fc);
+  void readCredentials(const api::FederatedCluster& fc, Memory& memory);
+  ProbeResult probe(MemberConnection& member);
+  std::optional<std::vector<api::APIEnablement>> discover(MemberConnection& member);
+
+  kube::RestClient& host_;
+  boost::asio::any_io_executor hostExecutor_;
+  const kube::SharedInformer& clusters_;
+  MemberRegistry& members_;
+  kube::EventRecorder& events_;
+  ClusterControllerOptions options_;
+  api::RealSteadyClock realClock_;
+  const api::SteadyClockInterface* clock_;
+  std::function<void(const std::string&)> enqueue_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Memory> memory_;
+};
+
+}  // namespace flotilla::controllers::cluster

@@ -1,0 +1,131 @@
+#include "controllers/cluster/member_registry.h"
+
+#include "controllers/common/typed.h"
+
+namespace flotilla::controllers::cluster {
+
+namespace {
+
+class AsioMemberConnection final : public MemberConnection {
+ public:
+  AsioMemberConnection(std::string name, std::string fingerprint,
+                       boost::asio::any_io_executor executor,
+                       std::unique_ptr<kube::RestClient> client,
+                       const kube::InformerOptions& informerOptions, std::function<void()> onChange)
+      : name_(std::move(name)),
+        fingerprint_(std::move(fingerprint)),
+        executor_(std::move(executor)),
+        client_(std::move(client)),
+        nodes_(*client_, resources::kNodes, informerOptions),
+        pods_(*client_, resources::kPods, informerOptions) {
+    // Every change of a node or pod can change what the member has available; the cluster
+    // controller's queue de-duplicates bursts.
+    kube::EventHandler handler;
+    handler.onAdd = [onChange](const kube::ObjectPtr&) { onChange(); };
+    handler.onUpdate = [onChange](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+      if (a != b) onChange();
+    };
+    handler.onDelete = [onChange](const kube::ObjectPtr&, bool) { onChange(); };
+    nodes_.addHandler(handler);
+    pods_.addHandler(handler);
+    nodes_.start(executor_);
+    pods_.start(executor_);
+  }
+  ~AsioMemberConnection() override { stop(); }
+
+  void stop() {
+    nodes_.stop();
+    pods_.stop();
+    nodes_.join();
+    pods_.join();
+  }
+
+  const std::string& name() const override { return name_; }
+  const std::string& fingerprint() const override { return fingerprint_; }
+  kube::RestClient& client() override { return *client_; }
+  const kube::SharedInformer& nodes() const override { return nodes_; }
+  const kube::SharedInformer& pods() const override { return pods_; }
+  bool synced() const override { return nodes_.hasSynced() && pods_.hasSynced(); }
+  boost::asio::any_io_executor executor() override { return executor_; }
+
+ private:
+  std::string name_;
+  std::string fingerprint_;
+  boost::asio::any_io_executor executor_;
+  std::unique_ptr<kube::RestClient> client_;
+  kube::SharedInformer nodes_;
+  kube::SharedInformer pods_;
+};
+
+}  // namespace
+
+AsioMemberRegistry::AsioMemberRegistry(boost::asio::any_io_executor executor,
+                                       MemberRegistryOptions options)
+    : executor_(std::move(executor)), options_(std::move(options)) {}
+
+AsioMemberRegistry::~AsioMemberRegistry() { stopAll(); }
+
+void AsioMemberRegistry::stopAll() {
+  std::map<std::string, std::shared_ptr<MemberConnection>> members;
+  {
+    std::lock_guard lock(mutex_);
+    members.swap(members_);
+  }
+  members.clear();  // joins the informers (outside the lock: joining waits for the I/O thread)
+}
+
+api::Result<std::shared_ptr<MemberConnection>> AsioMemberRegistry::ensure(
+    const std::string& name, const kube::RestConfig& config, const std::string& fingerprint,
+    std::function<void()> onChange) {
+  std::shared_ptr<MemberConnection> old;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = members_.find(name);
+    if (it != members_.end()) {
+      if (it->second->fingerprint() == fingerprint) return it->second;
+      old = std::move(it->second);
+      members_.erase(it);
+    }
+  }
+  old.reset();  // stops the stale connection's informers before the new one starts
+  kube::RestConfig memberConfig = config;
+  memberConfig.timeout = options_.requestTimeout;
+  kube::RestClientOptions clientOptions;
+  // One retry at most: a member that does not answer is reported, not waited for; the cluster
+  // controller probes again on its own schedule.
+  clientOptions.maxRetries = 1;
+  clientOptions.maxBackoff = std::chrono::milliseconds(500);
+  auto client = kube::RestClient::create(executor_, memberConfig, clientOptions);
+  if (!client) return client.error();
+  auto connection = std::make_shared<AsioMemberConnection>(
+      name, fingerprint, executor_, std::move(*client), options_.informers, std::move(onChange));
+  std::lock_guard lock(mutex_);
+  members_[name] = connection;
+  return std::shared_ptr<MemberConnection>(connection);
+}
+
+std::shared_ptr<MemberConnection> AsioMemberRegistry::get(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  auto it = members_.find(name);
+  return it == members_.end() ? nullptr : it->second;
+}
+
+void AsioMemberRegistry::remove(const std::string& name) {
+  std::shared_ptr<MemberConnection> old;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = members_.find(name);
+    if (it == members_.end()) return;
+    old = std::move(it->second);
+    members_.erase(it);
+  }
+}
+
+std::vector<std::string> AsioMemberRegistry::names() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [n, _] : members_) out.push_back(n);
+  return out;
+}
+
+}  // namespace flotilla::controllers::cluster

@@ -1,0 +1,78 @@
+// The operator's connections to member clusters: one REST client and one set of informers per
+// member, shared by every controller that talks to it (cluster now; sync, status and
+// auto-migration with later issues). The cluster controller creates, rebuilds (when the
+// credentials change) and removes connections; the others only look them up.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kube/cache/informer.h"
+#include "kube/client/rest_client.h"
+#include "kube/config/rest_config.h"
+
+namespace flotilla::controllers::cluster {
+
+class MemberConnection {
+ public:
+  virtual ~MemberConnection() = default;
+  virtual const std::string& name() const = 0;
+  // What the connection was built from (endpoint, credentials): a change rebuilds it.
+  virtual const std::string& fingerprint() const = 0;
+  virtual kube::RestClient& client() = 0;
+  // Nodes and pods of the member (cluster-wide).
+  virtual const kube::SharedInformer& nodes() const = 0;
+  virtual const kube::SharedInformer& pods() const = 0;
+  virtual bool synced() const = 0;
+  virtual boost::asio::any_io_executor executor() = 0;
+};
+
+class MemberRegistry {
+ public:
+  virtual ~MemberRegistry() = default;
+  // The member's connection; created, or rebuilt when `fingerprint` differs from the current
+  // one's. `onChange` is called (on the I/O thread) whenever the member's nodes or pods change.
+  virtual api::Result<std::shared_ptr<MemberConnection>> ensure(const std::string& name,
+                                                                const kube::RestConfig& config,
+                                                                const std::string& fingerprint,
+                                                                std::function<void()> onChange) = 0;
+  virtual std::shared_ptr<MemberConnection> get(const std::string& name) const = 0;
+  // Stops the member's informers and drops its client (a deleted FederatedCluster).
+  virtual void remove(const std::string& name) = 0;
+  virtual std::vector<std::string> names() const = 0;
+};
+
+struct MemberRegistryOptions {
+  std::chrono::milliseconds requestTimeout{5'000};  // every request to a member
+  kube::InformerOptions informers;
+};
+
+// Connections on one executor (the manager's I/O thread).
+class AsioMemberRegistry final : public MemberRegistry {
+ public:
+  AsioMemberRegistry(boost::asio::any_io_executor executor, MemberRegistryOptions options = {});
+  ~AsioMemberRegistry() override;  // stops every member's informers
+
+  api::Result<std::shared_ptr<MemberConnection>> ensure(const std::string& name,
+                                                        const kube::RestConfig& config,
+                                                        const std::string& fingerprint,
+                                                        std::function<void()> onChange) override;
+  std::shared_ptr<MemberConnection> get(const std::string& name) const override;
+  void remove(const std::string& name) override;
+  std::vector<std::string> names() const override;
+  void stopAll();
+
+ private:
+  boost::asio::any_io_executor executor_;
+  MemberRegistryOptions options_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<MemberConnection>> members_;
+};
+
+}  // namespace flotilla::controllers::cluster

@@ -1,0 +1,33 @@
+#include "controllers/common/typed.h"
+
+namespace flotilla::controllers {
+
+namespace resources {
+const kube::ResourceId kFederatedClusters{"flotilla.io", "v1alpha1", "federatedclusters", false,
+                                          "FederatedCluster"};
+const kube::ResourceId kPropagationPolicies{"flotilla.io", "v1alpha1", "propagationpolicies", true,
+                                            "PropagationPolicy"};
+const kube::ResourceId kClusterPropagationPolicies{
+    "flotilla.io", "v1alpha1", "clusterpropagationpolicies", false, "ClusterPropagationPolicy"};
+const kube::ResourceId kFederatedDeployments{"flotilla.io", "v1alpha1", "federateddeployments",
+                                             true, "FederatedDeployment"};
+const kube::ResourceId kResourceBindings{"flotilla.io", "v1alpha1", "resourcebindings", true,
+                                         "ResourceBinding"};
+const kube::ResourceId kSchedulingProfiles{"flotilla.io", "v1alpha1", "schedulingprofiles", false,
+                                           "SchedulingProfile"};
+const kube::ResourceId kSchedulerExtenders{"flotilla.io", "v1alpha1", "schedulerextenders", false,
+                                           "SchedulerExtender"};
+const kube::ResourceId kDeployments{"apps", "v1", "deployments", true, "Deployment"};
+const kube::ResourceId kSecrets{"", "v1", "secrets", true, "Secret"};
+const kube::ResourceId kNodes{"", "v1", "nodes", false, "Node"};
+const kube::ResourceId kPods{"", "v1", "pods", true, "Pod"};
+const kube::ResourceId kNamespaces{"", "v1", "namespaces", false, "Namespace"};
+}  // namespace resources
+
+std::pair<std::string, std::string> splitKey(const std::string& key) {
+  const auto slash = key.find('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+}  // namespace flotilla::controllers

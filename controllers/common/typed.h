@@ -1,0 +1,62 @@
+// What every reconciler needs between the untyped client runtime (informer caches hold JSON) and
+// the typed pure decisions: the resources the operator reads and writes, decoding a cached object,
+// and encoding a typed object for a write.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <string>
+
+#include "api/json_codec.h"
+#include "api/result.h"
+#include "kube/cache/indexer.h"
+#include "kube/client/resource.h"
+
+namespace flotilla::controllers {
+
+// The resources the operator uses on the host and on members.
+namespace resources {
+extern const kube::ResourceId kFederatedClusters;
+extern const kube::ResourceId kPropagationPolicies;
+extern const kube::ResourceId kClusterPropagationPolicies;
+extern const kube::ResourceId kFederatedDeployments;
+extern const kube::ResourceId kResourceBindings;
+extern const kube::ResourceId kSchedulingProfiles;
+extern const kube::ResourceId kSchedulerExtenders;
+extern const kube::ResourceId kDeployments;
+extern const kube::ResourceId kSecrets;
+extern const kube::ResourceId kNodes;
+extern const kube::ResourceId kPods;
+extern const kube::ResourceId kNamespaces;
+}  // namespace resources
+
+// A cached object as its type. Objects in a cache were accepted by the API server, so a failure
+// here means a schema drift; callers log it and skip the object.
+template <class T>
+api::Result<T> fromObject(const boost::json::object& object) {
+  return api::decode<T>(boost::json::value(object));
+}
+template <class T>
+api::Result<T> fromObject(const kube::ObjectPtr& object) {
+  return fromObject<T>(*object);
+}
+
+template <class T>
+boost::json::object toObject(const T& value) {
+  auto v = api::encode(value);
+  return v.is_object() ? std::move(v.as_object()) : boost::json::object{};
+}
+
+// The object an event is about: apiVersion, kind and metadata (what EventRecorder expects).
+template <class T>
+boost::json::object involved(const T& value) {
+  boost::json::object o;
+  o["apiVersion"] = value.apiVersion;
+  o["kind"] = value.kind;
+  o["metadata"] = api::encode(value.metadata);
+  return o;
+}
+
+// "ns/name" into its parts ("name" alone: cluster-scoped).
+std::pair<std::string, std::string> splitKey(const std::string& key);
+
+}  // namespace flotilla::controllers

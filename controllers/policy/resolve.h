@@ -1,0 +1,87 @@
+// Which PropagationPolicy or ClusterPropagationPolicy governs a workload (DESIGN §3.2).
+//
+// The winner is decided in this order:
+//  1. An explicit label on the workload: `flotilla.io/propagation-policy: <name>` names a
+//     PropagationPolicy in the workload's namespace, `flotilla.io/cluster-propagation-policy:
+//     <name>` a ClusterPropagationPolicy. With both, the namespaced one counts (Karmada's rule).
+//     A label is the user asking for that policy: when it does not exist there is no winner at
+//     all (no fall-back to selectors, which would quietly place the workload elsewhere).
+//  2. Otherwise every policy whose selectors select the workload competes, ordered by
+//     a. match tier, best first: name match > label-selector match > kind-only match (a policy's
+//        tier is the best among its selectors);
+//     b. spec.priority, higher first;
+//     c. a PropagationPolicy before a ClusterPropagationPolicy (Karmada: the namespace owner's
+//        choice beats the cluster admin's default);
+//     d. policy name, ascending (deterministic).
+// Policies being deleted (metadata.deletionTimestamp set) are treated as absent everywhere.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/flotilla_types.h"
+
+namespace flotilla::controllers::policy {
+
+inline constexpr const char* kPolicyLabel = "flotilla.io/propagation-policy";
+inline constexpr const char* kClusterPolicyLabel = "flotilla.io/cluster-propagation-policy";
+
+inline constexpr const char* kPropagationPolicyKind = "PropagationPolicy";
+inline constexpr const char* kClusterPropagationPolicyKind = "ClusterPropagationPolicy";
+
+// What policies are matched against: the workload's type, identity and labels.
+struct Workload {
+  std::string apiVersion = "apps/v1";
+  std::string kind = "Deployment";
+  std::string ns, name;
+  std::map<std::string, std::string> labels;
+};
+
+// How specifically a policy selects a workload; a larger value wins.
+enum class MatchTier { kKindOnly = 0, kLabelSelector = 1, kName = 2, kExplicitLabel = 3 };
+
+struct PolicyKey {
+  std::string kind;  // PropagationPolicy | ClusterPropagationPolicy
+  std::string ns;    // empty for cluster policies
+  std::string name;
+
+  // "PropagationPolicy/demo/demo-spread", "ClusterPropagationPolicy/global".
+  std::string str() const;
+  // "PropagationPolicy demo/demo-spread", "ClusterPropagationPolicy global": for messages.
+  std::string display() const;
+  // The inverse of str(); nullopt for anything str() cannot produce.
+  static std::optional<PolicyKey> parse(std::string_view text);
+  bool operator==(const PolicyKey&) const = default;
+};
+
+struct ResolvedPolicy {
+  PolicyKey key;
+  MatchTier tier = MatchTier::kKindOnly;
+  int32_t priority = 0;
+  int64_t generation = 0;
+  const api::PropagationPolicySpec* spec = nullptr;  // points into the vectors passed in
+};
+
+struct Resolution {
+  std::optional<ResolvedPolicy> policy;  // the winner
+  std::optional<PolicyKey> requested;    // the policy a label names, whether or not it exists
+  // When there is no winner, why: "PropagationPolicy demo/x named by label
+  // flotilla.io/propagation-policy does not exist", "no policy selects Deployment demo/web".
+  std::string message;
+};
+
+// At which tier one selector of a policy selects the workload (nullopt: not at all).
+// `policyNamespace` is the PropagationPolicy's namespace, "" for a ClusterPropagationPolicy.
+std::optional<MatchTier> selectorMatch(const api::ResourceSelector& selector,
+                                       const Workload& workload,
+                                       const std::string& policyNamespace);
+
+Resolution resolvePolicy(const Workload& workload,
+                         const std::vector<api::PropagationPolicy>& policies,
+                         const std::vector<api::ClusterPropagationPolicy>& clusterPolicies);
+
+}  // namespace flotilla::controllers::policy

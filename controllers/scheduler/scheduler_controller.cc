@@ -1,0 +1,373 @@
+#include "controllers/scheduler/scheduler_controller.h"
+
+#include <boost/json/serialize.hpp>
+
+#include "api/duration.h"
+#include "api/json_codec.h"
+#include "controllers/common/await.h"
+#include "controllers/common/log.h"
+#include "controllers/common/typed.h"
+#include "controllers/scheduler/triggers.h"
+#include "scheduler/extender/http_extender_client.h"
+#include "scheduler/scheduler.h"
+
+namespace flotilla::controllers::scheduler {
+
+namespace fs = flotilla::scheduler;
+namespace json = boost::json;
+using namespace std::chrono;
+
+namespace {
+
+constexpr const char* kName = "scheduler";
+constexpr const char* kClusterIndex = "cluster";
+
+struct PolicyView {
+  std::string profile;
+  bool keepUnschedulable = false;
+  nanoseconds clusterNotReadyFor{0};
+};
+
+template <class T>
+void readPolicy(const T& policy, PolicyView& view) {
+  view.profile = policy.spec.schedulingProfile;
+  if (policy.spec.autoMigration)
+    view.keepUnschedulable = policy.spec.autoMigration->keepUnschedulableReplicas;
+  if (policy.spec.failover && !policy.spec.failover->clusterNotReadyFor.empty()) {
+    if (auto d = api::parseDuration(policy.spec.failover->clusterNotReadyFor))
+      view.clusterNotReadyFor = *d;
+  }
+}
+
+}  // namespace
+
+struct SchedulerController::Fleet {
+  std::vector<api::FederatedCluster> clusters;
+  std::unique_ptr<fs::ClusterSnapshot> snapshot;
+};
+
+SchedulerController::SchedulerController(kube::RestClient& host,
+                                         boost::asio::any_io_executor executor, Informers informers,
+                                         kube::EventRecorder& events,
+                                         SchedulerControllerOptions options)
+    : host_(host),
+      executor_(std::move(executor)),
+      informers_(informers),
+      events_(events),
+      options_(std::move(options)),
+      queue_(options_.clock ? *options_.clock : realClock_),
+      latency_({0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}) {}
+
+SchedulerController::~SchedulerController() { stop(); }
+
+void SchedulerController::watch() {
+  informers_.bindings.addIndex(kClusterIndex, [](const json::object& o) {
+    std::vector<std::string> names;
+    const auto* spec = o.if_contains("spec");
+    const auto* clusters =
+        spec && spec->is_object() ? spec->as_object().if_contains("clusters") : nullptr;
+    if (!clusters || !clusters->is_array()) return names;
+    for (const auto& c : clusters->as_array()) {
+      if (const auto* n = c.is_object() ? c.as_object().if_contains("name") : nullptr;
+          n && n->is_string())
+        names.emplace_back(n->as_string());
+    }
+    return names;
+  });
+  kube::EventHandler bindings;
+  bindings.onAdd = [this](const kube::ObjectPtr& o) {
+    auto rb = fromObject<api::ResourceBinding>(o);
+    if (rb && needsScheduling(*rb)) queue_.add(kube::objectKey(*o), rb->spec.priority);
+  };
+  bindings.onUpdate = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+    auto a = fromObject<api::ResourceBinding>(before);
+    auto b = fromObject<api::ResourceBinding>(after);
+    if (a && b && schedulingInputsChanged(*a, *b))
+      queue_.add(kube::objectKey(*after), b->spec.priority);
+  };
+  bindings.onDelete = [this](const kube::ObjectPtr& o, bool) {
+    queue_.remove(kube::objectKey(*o));
+  };
+  informers_.bindings.addHandler(std::move(bindings));
+
+  kube::EventHandler clusters;
+  clusters.onAdd = [this](const kube::ObjectPtr&) {
+    ++fleetVersion_;
+    queue_.moveAllToActiveOrBackoff();
+  };
+  clusters.onUpdate = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+    ++fleetVersion_;
+    auto a = fromObject<api::FederatedCluster>(before);
+    auto b = fromObject<api::FederatedCluster>(after);
+    if (!a || !b) return;
+    if (clusterChangeMatters(*a, *b)) queue_.moveAllToActiveOrBackoff();
+    if (placedBindingsAffected(*a, *b)) enqueueBindingsOn(b->metadata.name);
+  };
+  clusters.onDelete = [this](const kube::ObjectPtr& o, bool) {
+    ++fleetVersion_;
+    enqueueBindingsOn(kube::objectKey(*o));
+  };
+  informers_.clusters.addHandler(std::move(clusters));
+
+  kube::EventHandler extenders;
+  extenders.onAdd = [this](const kube::ObjectPtr&) { ++extenderVersion_; };
+  extenders.onUpdate = [this](const kube::ObjectPtr&, const kube::ObjectPtr&) {
+    ++extenderVersion_;
+  };
+  extenders.onDelete = [this](const kube::ObjectPtr&, bool) { ++extenderVersion_; };
+  informers_.extenders.addHandler(std::move(extenders));
+}
+
+void SchedulerController::enqueueBindingsOn(const std::string& cluster) {
+  for (const auto& o : informers_.bindings.store().byIndex(kClusterIndex, cluster)) {
+    int32_t priority = 0;
+    if (auto rb = fromObject<api::ResourceBinding>(o)) priority = rb->spec.priority;
+    queue_.add(kube::objectKey(*o), priority);
+  }
+}
+
+void SchedulerController::start() {
+  std::lock_guard lock(stopMutex_);
+  if (started_) return;
+  started_ = true;
+  for (int i = 0; i < std::max(1, options_.workers); ++i)
+    threads_.emplace_back([this] { worker(); });
+  threads_.emplace_back([this] { ticker(); });
+}
+
+void SchedulerController::stop() {
+  {
+    std::lock_guard lock(stopMutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  stopWake_.notify_all();
+  queue_.close();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+void SchedulerController::ticker() {
+  std::unique_lock lock(stopMutex_);
+  while (!stopping_) {
+    stopWake_.wait_for(lock, seconds(1));
+    if (stopping_) break;
+    lock.unlock();
+    queue_.tick();
+    lock.lock();
+  }
+}
+
+void SchedulerController::worker() {
+  while (auto item = queue_.pop()) {
+    Outcome outcome = Outcome::kError;
+    try {
+      outcome = scheduleOne(item->key);
+    } catch (const std::exception& e) {
+      log::error(kName, item->key, std::string("scheduling threw: ") + e.what());
+    }
+    if (outcome == Outcome::kNothing || outcome == Outcome::kScheduled) {
+      queue_.done(*item);
+    } else if (outcome == Outcome::kError) {
+      queue_.addBackoff(*item);
+    } else {
+      queue_.addUnschedulable(*item);
+    }
+  }
+}
+
+std::shared_ptr<const SchedulerController::Fleet> SchedulerController::fleet() {
+  const uint64_t version = fleetVersion_.load();
+  std::lock_guard lock(cacheMutex_);
+  if (fleet_ && builtFleetVersion_ == version) return fleet_;
+  auto built = std::make_shared<Fleet>();
+  for (const auto& o : informers_.clusters.store().list()) {
+    if (auto c = fromObject<api::FederatedCluster>(o)) built->clusters.push_back(std::move(*c));
+  }
+  built->snapshot = std::make_unique<fs::ClusterSnapshot>(built->clusters);
+  fleet_ = std::move(built);
+  builtFleetVersion_ = version;
+  return fleet_;
+}
+
+api::Result<fs::Profile> SchedulerController::profileFor(const std::string& name) {
+  if (name.empty()) return fs::defaultProfile();
+  auto object = informers_.profiles.store().get(name);
+  if (!object) {
+    return api::Error{
+        api::reason::kNotFound, 404, "SchedulingProfile \"" + name + "\" does not exist", {}};
+  }
+  auto profile = fromObject<api::SchedulingProfile>(object);
+  if (!profile) return profile.error();
+  auto built = fs::buildProfile(*profile);
+  if (!built) {
+    return api::Error{built.error().reason, built.error().code,
+                      "SchedulingProfile \"" + name + "\" is invalid: " + built.error().message,
+                      built.error().causes};
+  }
+  return built;
+}
+
+std::shared_ptr<fs::ExtenderClient> SchedulerController::extenders(std::string* error) {
+  const uint64_t version = extenderVersion_.load();
+  std::lock_guard lock(cacheMutex_);
+  if (builtExtenderVersion_ != version) {
+    builtExtenderVersion_ = version;
+    extenderClient_.reset();
+    extenderError_.clear();
+    std::vector<api::SchedulerExtender> list;
+    for (const auto& o : informers_.extenders.store().list()) {
+      if (auto e = fromObject<api::SchedulerExtender>(o)) list.push_back(std::move(*e));
+    }
+    if (!list.empty()) {
+      auto configs = fs::extenderConfigs(list);
+      if (!configs) {
+        extenderError_ = configs.error().message;
+      } else {
+        auto client = fs::HttpExtenderClient::create(std::move(*configs));
+        if (!client)
+          extenderError_ = client.error().message;
+        else
+          extenderClient_ = std::shared_ptr<fs::ExtenderClient>(std::move(*client));
+      }
+    }
+  }
+  *error = extenderError_;
+  return extenderClient_;
+}
+
+SchedulerController::Outcome SchedulerController::scheduleOne(const std::string& key) {
+  const auto cached = informers_.bindings.store().get(key);
+  if (!cached) return Outcome::kNothing;
+  auto decoded = fromObject<api::ResourceBinding>(cached);
+  if (!decoded) {
+    log::error(kName, key, "cannot decode: " + decoded.error().message);
+    return Outcome::kNothing;
+  }
+  const api::ResourceBinding& rb = *decoded;
+  if (rb.metadata.deletionTimestamp) return Outcome::kNothing;
+  const auto started = steady_clock::now();
+  const auto now = options_.wallClock();
+
+  PolicyView policy;
+  policy.clusterNotReadyFor = options_.defaultClusterNotReadyFor;
+  const auto& ref = rb.spec.policy;
+  if (ref.kind == "ClusterPropagationPolicy") {
+    if (auto o = informers_.clusterPolicies.store().get(ref.name))
+      if (auto p = fromObject<api::ClusterPropagationPolicy>(o)) readPolicy(*p, policy);
+  } else if (!ref.name.empty()) {
+    const std::string ns = ref.namespace_.empty() ? rb.metadata.namespace_ : ref.namespace_;
+    if (auto o = informers_.policies.store().get(ns + "/" + ref.name))
+      if (auto p = fromObject<api::PropagationPolicy>(o)) readPolicy(*p, policy);
+  }
+  if (policy.clusterNotReadyFor <= nanoseconds(0))
+    policy.clusterNotReadyFor = options_.defaultClusterNotReadyFor;
+
+  const auto fleetNow = fleet();
+  std::optional<fs::ScheduleRecord> last;
+  if (auto it = rb.metadata.annotations.find(fs::kScheduleRecordAnnotation);
+      it != rb.metadata.annotations.end())
+    last = fs::decodeRecord(it->second);
+  const auto decision =
+      fs::decideSchedule(rb, last, fleetNow->clusters, now, policy.clusterNotReadyFor);
+  if (decision.type == fs::ScheduleType::kNone) return Outcome::kNothing;
+  const std::string type = fs::scheduleTypeName(decision.type);
+
+  fs::ScheduleResult result;
+  auto profile = profileFor(policy.profile);
+  std::string extenderError;
+  auto extenderClient = extenders(&extenderError);
+  if (!profile) {
+    result.outcome = fs::ScheduleResult::Outcome::kError;
+    result.message = profile.error().message;
+  } else if (!extenderError.empty()) {
+    result.outcome = fs::ScheduleResult::Outcome::kError;
+    result.message = "scheduler extenders: " + extenderError;
+  } else {
+    auto unit = fs::unitFromBinding(rb, policy.keepUnschedulable);
+    for (const auto& failed : decision.failedClusters) unit.currentReplicas.erase(failed);
+    fs::ScheduleOptions scheduleOptions;
+    scheduleOptions.extenders = extenderClient.get();
+    result = fs::scheduleUnit(*profile, unit, *fleetNow->snapshot, scheduleOptions);
+  }
+
+  api::ResourceBinding updated = fs::applyScheduleResult(rb, result, decision.type, now);
+  json::object latest = *cached;
+  const bool specChanged = updated.spec.clusters != rb.spec.clusters ||
+                           updated.metadata.annotations != rb.metadata.annotations;
+  if (specChanged) {
+    auto object = toObject(updated);
+    object.erase("status");
+    auto written = await(executor_, host_.update(resources::kResourceBindings, object));
+    if (!written) {
+      log::warn(kName, key, "writing the placement failed: " + written.error().message);
+      return Outcome::kError;
+    }
+    latest = std::move(*written);
+    // Our own write moved the generation; the result describes that generation.
+    int64_t generation = updated.metadata.generation;
+    if (const auto* m = latest.if_contains("metadata"))
+      if (const auto* g = m->as_object().if_contains("generation"); g && g->is_int64())
+        generation = g->as_int64();
+    if (result.ok()) {
+      updated.status.schedulerObservedGeneration = generation;
+      for (auto& c : updated.status.conditions)
+        if (c.type == "Scheduled") c.observedGeneration = generation;
+    }
+  }
+  auto before = toObject(rb).if_contains("status");
+  const json::value afterStatus = api::encode(updated.status);
+  if (!before || *before != afterStatus || specChanged) {
+    if (!before || *before != afterStatus) {
+      latest["status"] = afterStatus;
+      auto written = await(executor_, host_.updateStatus(resources::kResourceBindings, latest));
+      if (!written) {
+        log::warn(kName, key, "writing the status failed: " + written.error().message);
+        return Outcome::kError;
+      }
+    }
+  }
+  const double seconds = duration<double>(steady_clock::now() - started).count();
+  latency_.observe(seconds);
+  {
+    std::lock_guard lock(metricsMutex_);
+    ++attempts_[{
+        result.ok()
+            ? "scheduled"
+            : (result.outcome == fs::ScheduleResult::Outcome::kError ? "error" : "unschedulable"),
+        type}];
+  }
+  if (result.ok()) {
+    const std::string summary = fs::placementSummary(result.placement);
+    events_.event(involved(rb), "Normal", "Scheduled", type + ": " + summary);
+    log::info(kName, key, type + ": " + summary);
+    return Outcome::kScheduled;
+  }
+  events_.event(involved(rb), "Warning", "FailedScheduling", result.message);
+  log::info(kName, key, type + " failed: " + result.message);
+  return Outcome::kFailed;
+}
+
+void SchedulerController::collectMetrics(kube::MetricsWriter& w) const {
+  const auto depths = queue_.depths();
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, size_t>>{{"active", depths.active},
+                                                   {"backoff", depths.backoff},
+                                                   {"unschedulable", depths.unschedulable},
+                                                   {"inflight", depths.inFlight}}) {
+    w.gauge("flotilla_scheduler_queue_depth", "Bindings in each scheduling sub-queue.",
+            {{"queue", name}}, static_cast<double>(value));
+  }
+  {
+    std::lock_guard lock(metricsMutex_);
+    for (const auto& [k, v] : attempts_) {
+      w.counter("flotilla_scheduler_schedule_attempts_total",
+                "Scheduling attempts by result and schedule type.",
+                {{"result", k.first}, {"type", k.second}}, static_cast<double>(v));
+    }
+  }
+  latency_.write(w, "flotilla_scheduler_scheduling_duration_seconds",
+                 "Time from taking a binding off the queue to its result written.", {});
+}
+
+}  // namespace flotilla::controllers::scheduler

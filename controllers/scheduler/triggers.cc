@@ -1,0 +1,74 @@
+#include "controllers/scheduler/triggers.h"
+
+#include "api/conditions.h"
+#include "scheduler/schedule_type.h"
+
+namespace flotilla::controllers::scheduler {
+
+namespace fs = flotilla::scheduler;
+
+namespace {
+
+std::optional<fs::ScheduleRecord> lastRecord(const api::ResourceBinding& b) {
+  auto it = b.metadata.annotations.find(fs::kScheduleRecordAnnotation);
+  if (it == b.metadata.annotations.end()) return std::nullopt;
+  return fs::decodeRecord(it->second);
+}
+
+std::string readyStatus(const api::FederatedCluster& c) {
+  const auto* ready = api::findCondition(c.status.conditions, "Ready");
+  return ready ? ready->status : "";
+}
+
+std::vector<api::Taint> noExecute(const std::vector<api::Taint>& taints) {
+  std::vector<api::Taint> out;
+  for (const auto& t : taints)
+    if (t.effect == api::taint_effect::kNoExecute) out.push_back({t.key, t.value, t.effect, ""});
+  return out;
+}
+
+}  // namespace
+
+bool needsScheduling(const api::ResourceBinding& binding) {
+  if (binding.metadata.deletionTimestamp) return false;
+  const auto last = lastRecord(binding);
+  return !last || *last != fs::recordFor(binding);
+}
+
+bool schedulingInputsChanged(const api::ResourceBinding& before,
+                             const api::ResourceBinding& after) {
+  if (after.metadata.deletionTimestamp) return false;
+  return fs::recordFor(before) != fs::recordFor(after);
+}
+
+bool clusterChangeMatters(const api::FederatedCluster& before, const api::FederatedCluster& after) {
+  if (before.metadata.labels != after.metadata.labels) return true;
+  if (before.spec.taints != after.spec.taints) return true;
+  if (before.spec.region != after.spec.region || before.spec.zone != after.spec.zone ||
+      before.spec.provider != after.spec.provider)
+    return true;
+  if (readyStatus(before) != readyStatus(after)) return true;
+  const auto& a = before.status.apiEnablements;
+  const auto& b = after.status.apiEnablements;
+  if (a.size() != b.size()) return true;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].groupVersion != b[i].groupVersion || a[i].resources.size() != b[i].resources.size())
+      return true;
+    for (size_t j = 0; j < a[i].resources.size(); ++j) {
+      if (a[i].resources[j].name != b[i].resources[j].name ||
+          a[i].resources[j].kind != b[i].resources[j].kind)
+        return true;
+    }
+  }
+  const auto& r = before.status.resources;
+  const auto& s = after.status.resources;
+  return r.allocatable != s.allocatable || r.available != s.available;
+}
+
+bool placedBindingsAffected(const api::FederatedCluster& before,
+                            const api::FederatedCluster& after) {
+  return readyStatus(before) != readyStatus(after) ||
+         noExecute(before.spec.taints) != noExecute(after.spec.taints);
+}
+
+}  // namespace flotilla::controllers::scheduler

@@ -1,0 +1,30 @@
+// Which events feed the scheduling queue (DESIGN §4.1, §4.2). The scheduler must not reschedule on
+// status writes, its own writes or operator restarts, and must not spin on bindings nothing has
+// changed for; cluster events re-activate unschedulable bindings the way kube-scheduler's node
+// events re-activate pods.
+#pragma once
+
+#include "api/flotilla_types.h"
+
+namespace flotilla::controllers::scheduler {
+
+// A binding seen for the first time (created, or listed after a restart) needs a scheduling
+// attempt when it was never scheduled or its inputs differ from what its last result was computed
+// from (the schedule record annotation).
+bool needsScheduling(const api::ResourceBinding& binding);
+
+// An updated binding is queued only when its scheduling inputs changed: replicas, placement or
+// policy (generation), or auto-migration estimates. Status writes, the scheduler's own spec and
+// annotation writes and label edits do not.
+bool schedulingInputsChanged(const api::ResourceBinding& before, const api::ResourceBinding& after);
+
+// A cluster change that can make an unschedulable binding schedulable: labels, taints, topology
+// fields, readiness, API enablements or resources changed.
+bool clusterChangeMatters(const api::FederatedCluster& before, const api::FederatedCluster& after);
+
+// A change after which bindings already placed on the cluster must be looked at again (failover):
+// readiness changed or its NoExecute taints changed.
+bool placedBindingsAffected(const api::FederatedCluster& before,
+                            const api::FederatedCluster& after);
+
+}  // namespace flotilla::controllers::scheduler

@@ -1,0 +1,225 @@
+// flotilla-operator: one process hosting every controller (docs/operator.md). main only parses
+// flags, checks that the host is usable (one clear line and a non-zero exit otherwise) and wires
+// the manager, the informers, the member registry and the controllers together.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "controllers/binding/binding_controller.h"
+#include "controllers/cluster/cluster_controller.h"
+#include "controllers/cluster/member_registry.h"
+#include "controllers/common/log.h"
+#include "controllers/common/typed.h"
+#include "controllers/federate/federate_controller.h"
+#include "controllers/scheduler/scheduler_controller.h"
+#include "kube/events/rest_event_sink.h"
+#include "kube/leader/leader_elector.h"
+#include "kube/manager/manager.h"
+#include "operator/options.h"
+
+namespace {
+
+using namespace flotilla;
+namespace ctl = flotilla::controllers;
+
+api::Result<std::string> readFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return api::Error{api::reason::kNotFound, 0, "cannot read " + path, {}};
+  std::stringstream text;
+  text << in.rdbuf();
+  return api::okString(text.str());
+}
+
+api::Result<kube::RestConfig> hostConfig(const op::Options& options) {
+  kube::KubeconfigOptions kc;
+  kc.context = options.context;
+  if (!options.kubeconfig.empty()) {
+    kc.paths.push_back(options.kubeconfig);
+    return kube::loadKubeconfig(kc);
+  }
+  const char* env = std::getenv("KUBECONFIG");
+  const char* home = std::getenv("HOME");
+  const bool haveDefault =
+      home && std::filesystem::exists(std::filesystem::path(home) / ".kube" / "config");
+  if ((env && *env) || haveDefault) return kube::loadKubeconfig(kc);
+  return kube::inClusterConfig();
+}
+
+// The checks that turn a misconfiguration into one line instead of endless retries.
+std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
+                      const op::Options& options) {
+  kube::RestConfig quick = config;
+  quick.timeout = std::chrono::seconds(10);
+  kube::RestClientOptions once;
+  once.maxRetries = 1;
+  auto client = kube::RestClient::create(manager.executor(), quick, once);
+  if (!client) return "host configuration (" + config.source + "): " + client.error().message;
+  auto& c = **client;
+  auto version = manager.sync(c.getPath("/version"));
+  if (!version) {
+    return "cannot reach the host API server " + config.server + ": " + version.error().message;
+  }
+  auto crd = manager.sync(c.resourceFor(api::kGroupVersion, "ResourceBinding"));
+  if (!crd) {
+    if (crd.error().code == 404)
+      return "the flotilla.io CRDs are not installed on the host " + config.server +
+             " (kubectl apply -f crds/)";
+    return "discovery on the host " + config.server + " failed: " + crd.error().message;
+  }
+  if (options.leaderElect) {
+    auto ns = manager.sync(c.get(ctl::resources::kNamespaces, "", options.leaderElectionNamespace));
+    if (!ns) {
+      if (ns.error().code == 404)
+        return "namespace " + options.leaderElectionNamespace +
+               " does not exist (--leader-election-namespace); create it or pass another";
+      return "reading namespace " + options.leaderElectionNamespace + ": " + ns.error().message;
+    }
+  }
+  return "";
+}
+
+spdlog::level::level_enum levelOf(const std::string& name) {
+  if (name == "debug") return spdlog::level::debug;
+  if (name == "warn") return spdlog::level::warn;
+  if (name == "error") return spdlog::level::err;
+  return spdlog::level::info;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = op::parseOptions(args, readFile);
+  if (!parsed) {
+    std::cerr << "flotilla-operator: " << parsed.error().message << "\n";
+    return 2;
+  }
+  const op::Options options = *parsed;
+  if (options.help) {
+    std::cout << op::kHelp;
+    return 0;
+  }
+  ctl::log::setup(options.logFormat == "json" ? ctl::log::Format::kJson : ctl::log::Format::kText,
+                  levelOf(options.logLevel));
+
+  auto config = hostConfig(options);
+  if (!config) {
+    std::cerr << "flotilla-operator: cannot load the host configuration: " << config.error().message
+              << "\n";
+    return 1;
+  }
+
+  kube::ManagerOptions mo;
+  mo.healthAddress = options.health.host;
+  mo.healthPort = options.health.port;
+  if (!options.metrics.disabled && (options.metrics.host != options.health.host ||
+                                    options.metrics.port != options.health.port)) {
+    mo.metricsAddress = options.metrics.host;
+    mo.metricsPort = options.metrics.port;
+  }
+  mo.leaderElection = options.leaderElect;
+  mo.leaseNamespace = options.leaderElectionNamespace;
+  mo.leaseName = options.leaderElectionId;
+  mo.election.identity = kube::defaultIdentity();
+  mo.election.leaseDuration = options.leaseDuration;
+  mo.election.renewDeadline = options.renewDeadline;
+  mo.election.retryPeriod = options.retryPeriod;
+
+  std::unique_ptr<kube::Manager> manager;
+  try {
+    manager = std::make_unique<kube::Manager>(*config, mo);
+  } catch (const std::exception& e) {
+    std::cerr << "flotilla-operator: " << e.what() << "\n";
+    return 1;
+  }
+  if (auto problem = preflight(*manager, *config, options); !problem.empty()) {
+    std::cerr << "flotilla-operator: " << problem << "\n";
+    return 1;
+  }
+
+  auto& factory = manager->informers();
+  namespace res = ctl::resources;
+  auto clusters = factory.informerFor(res::kFederatedClusters);
+  auto policies = factory.informerFor(res::kPropagationPolicies);
+  auto clusterPolicies = factory.informerFor(res::kClusterPropagationPolicies);
+  auto federated = factory.informerFor(res::kFederatedDeployments);
+  auto bindings = factory.informerFor(res::kResourceBindings);
+  auto profiles = factory.informerFor(res::kSchedulingProfiles);
+  auto extenders = factory.informerFor(res::kSchedulerExtenders);
+  auto deployments = factory.informerFor(res::kDeployments);
+
+  kube::RestEventSink sink(manager->client(), manager->executor());
+  kube::EventRecorderOptions ro;
+  ro.component = "flotilla-operator";
+  char hostname[256] = {};
+  if (gethostname(hostname, sizeof(hostname) - 1) == 0) ro.host = hostname;
+  kube::AggregatingEventRecorder recorder(sink, ro);
+
+  auto controllerOptions = [&options] {
+    kube::ControllerOptions o;
+    o.workers = options.workers;
+    return o;
+  };
+
+  ctl::cluster::MemberRegistryOptions registryOptions;
+  registryOptions.requestTimeout =
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.clusterProbeTimeout);
+  ctl::cluster::AsioMemberRegistry members(manager->executor(), registryOptions);
+  ctl::cluster::ClusterControllerOptions clusterOptions;
+  clusterOptions.probePeriod = options.clusterProbePeriod;
+  clusterOptions.probeThreshold = options.clusterProbeThreshold;
+  clusterOptions.failoverGrace = options.clusterFailoverGrace;
+  ctl::cluster::ClusterController clusterController(manager->client(), manager->executor(),
+                                                    *clusters, members, recorder, clusterOptions);
+  auto& clusterLoop = manager->addController("cluster", clusterController, controllerOptions());
+  clusterLoop.watch(*clusters);
+  clusterController.setEnqueue(
+      [&clusterLoop](const std::string& key) { clusterLoop.queue().add(key); });
+
+  ctl::federate::FederateController federate(
+      manager->client(), manager->executor(),
+      {*deployments, *federated, *policies, *clusterPolicies}, recorder);
+  auto& federateLoop = manager->addController("federate", federate, controllerOptions());
+  federate.watch(federateLoop, *deployments, *federated, *policies, *clusterPolicies);
+
+  ctl::binding::BindingController binding(manager->client(), manager->executor(),
+                                          {*federated, *bindings, *policies, *clusterPolicies},
+                                          recorder);
+  auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
+  binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
+
+  ctl::scheduler::SchedulerControllerOptions schedulerOptions;
+  schedulerOptions.workers = options.workers;
+  ctl::scheduler::SchedulerController scheduler(
+      manager->client(), manager->executor(),
+      {*bindings, *clusters, *policies, *clusterPolicies, *profiles, *extenders}, recorder,
+      schedulerOptions);
+  scheduler.watch();
+  manager->addRunnable([&scheduler] { scheduler.start(); }, [&scheduler] { scheduler.stop(); });
+  // Member informers stop with the controllers; they use the manager's I/O thread.
+  manager->addRunnable([] {}, [&members] { members.stopAll(); });
+
+  manager->metrics().add([&](kube::MetricsWriter& w) {
+    clusterController.collectMetrics(w);
+    scheduler.collectMetrics(w);
+  });
+
+  spdlog::info("flotilla-operator starting against {} (leader election {})", config->server,
+               options.leaderElect ? "on" : "off");
+  int code = 1;
+  try {
+    code = manager->run();
+  } catch (const std::exception& e) {
+    std::cerr << "flotilla-operator: " << e.what() << "\n";
+    return 1;
+  }
+  recorder.flush();
+  scheduler.stop();
+  members.stopAll();
+  spdlog::info("flotilla-operator stopped (exit {})", code);
+  return code;
+}
