@@ -69,7 +69,8 @@ bench: build ## Run the benchmarks (numbers, not pass/fail; pin to one core with
 	$(BUILD_DIR)/bench/sim_bench --kubectl
 	$(BUILD_DIR)/bench/kube_bench
 
-run: build ## Run the demo scenario (see README)
+run: deps $(BUILD_DIR)/build.ninja ## Run the demo scenario (see README); builds only what it runs
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target flotilla-sim flotilla-operator flotillactl
 	@scripts/demo.sh $(BUILD_DIR)
 
 clean: ## Remove build directories

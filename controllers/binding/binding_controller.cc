@@ -71,7 +71,11 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
       auto created = await(executor_, host_.create(resources::kResourceBindings, ns, object));
       if (!created) return created.error();
       written = std::move(*created);
-      events_.event(involved(decision.desired), "Normal", "BindingCreated",
+      auto createdBinding = decision.desired;  // the event needs the uid the server assigned
+      if (auto meta = api::decode<api::ObjectMeta>(written["metadata"])) {
+        createdBinding.metadata = std::move(*meta);
+      }
+      events_.event(involved(createdBinding), "Normal", "BindingCreated",
                     "bound " + key + " to " + decision.desired.spec.policy.kind + " " +
                         decision.desired.spec.policy.name);
       log::info(kName, key, "created ResourceBinding");
