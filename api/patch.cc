@@ -1,8 +1,8 @@
-#include "sim/server/patch.h"
+#include "api/patch.h"
 
 #include <boost/json.hpp>
 
-namespace flotilla::sim {
+namespace flotilla::api {
 namespace json = boost::json;
 
 namespace {
@@ -288,4 +288,4 @@ std::string strategicMergeKey(const std::string& field, const json::array& items
   return mergeKeyFor(field, items);
 }
 
-}  // namespace flotilla::sim
+}  // namespace flotilla::api
