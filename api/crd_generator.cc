@@ -121,6 +121,7 @@ std::map<std::string, Hint> hints() {
   h["spec.clusters[].replicas"].minimum = 0;
   enumOf("status.lastScheduleType", values(enums::kScheduleType));
   enumOf("status.aggregatedStatus[].health", values(enums::kHealth));
+  enumOf("status.aggregatedStatus[].propagation", values(enums::kPropagation));
 
   // SchedulingProfile
   for (const std::string point : {"filter", "score", "select", "replicas"}) {

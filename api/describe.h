@@ -152,7 +152,7 @@ BOOST_DESCRIBE_STRUCT(ResourceBindingSpec, (),
                       (resource, replicas, replicaRequirements, policy, placement, priority,
                        clusters))
 BOOST_DESCRIBE_STRUCT(AggregatedStatusItem, (),
-                      (clusterName, applied, health, replicas, readyReplicas))
+                      (clusterName, applied, propagation, message, health, replicas, readyReplicas))
 BOOST_DESCRIBE_STRUCT(AutoMigrationStatus, (), (estimatedCapacity, scheduledReplicas, updatedAt))
 BOOST_DESCRIBE_STRUCT(ClusterDiagnosis, (), (clusterName, plugin, reason))
 BOOST_DESCRIBE_STRUCT(ResourceBindingStatus, (),

@@ -272,6 +272,11 @@ struct ResourceBindingSpec {
 struct AggregatedStatusItem {
   std::string clusterName;
   bool applied = false;
+  // Written by the sync controller: OK | PendingCreate | CreationFailed | UpdateFailed |
+  // DeletionFailed | ClusterNotReady, and why (the status controller copies both into the
+  // FederatedDeployment's per-cluster status).
+  std::string propagation;
+  std::string message;
   std::string health;  // Healthy | Unhealthy | Unknown
   int32_t replicas = 0;
   int32_t readyReplicas = 0;

@@ -16,6 +16,8 @@
 #include "controllers/common/typed.h"
 #include "controllers/federate/federate_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
+#include "controllers/status/status_controller.h"
+#include "controllers/sync/sync_controller.h"
 #include "kube/events/rest_event_sink.h"
 #include "kube/leader/leader_elector.h"
 #include "kube/manager/manager.h"
@@ -177,8 +179,6 @@ int main(int argc, char** argv) {
                                                     *clusters, members, recorder, clusterOptions);
   auto& clusterLoop = manager->addController("cluster", clusterController, controllerOptions());
   clusterLoop.watch(*clusters);
-  clusterController.setEnqueue(
-      [&clusterLoop](const std::string& key) { clusterLoop.queue().add(key); });
 
   ctl::federate::FederateController federate(
       manager->client(), manager->executor(),
@@ -191,6 +191,29 @@ int main(int argc, char** argv) {
                                           recorder);
   auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
   binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
+
+  ctl::sync::SyncController sync(manager->client(), manager->executor(),
+                                 {*federated, *bindings, *clusters}, members, recorder);
+  auto& syncLoop = manager->addController("sync", sync, controllerOptions());
+  sync.watch(syncLoop, *federated, *bindings, *clusters);
+
+  ctl::status::StatusController status(manager->client(), manager->executor(),
+                                       {*federated, *bindings, *deployments}, members);
+  auto& statusLoop = manager->addController("status", status, controllerOptions());
+  status.watch(statusLoop, *federated, *bindings, *deployments);
+
+  // What happens on members reaches the controllers through their queues. Member status churn
+  // is coalesced: a burst of updates for one workload within 200 ms is one status reconcile.
+  ctl::cluster::MemberEvents memberEvents;
+  memberEvents.nodesOrPodsChanged = [&clusterLoop](const std::string& cluster) {
+    clusterLoop.queue().add(cluster);
+  };
+  memberEvents.deploymentChanged =
+      [&syncLoop, &statusLoop](const std::string&, const std::string& binding, bool specChanged) {
+        if (specChanged) syncLoop.queue().add(binding);
+        statusLoop.queue().addAfter(binding, std::chrono::milliseconds(200));
+      };
+  members.setEvents(std::move(memberEvents));
 
   ctl::scheduler::SchedulerControllerOptions schedulerOptions;
   schedulerOptions.workers = options.workers;
@@ -215,11 +238,15 @@ int main(int argc, char** argv) {
     code = manager->run();
   } catch (const std::exception& e) {
     std::cerr << "flotilla-operator: " << e.what() << "\n";
-    return 1;
   }
-  recorder.flush();
+  // Shutdown order: nothing may call into a controller once it is gone. The scheduler and the
+  // member informers stop, pending events are written, then the manager stops its I/O thread
+  // (informer handlers and /metrics collectors reference the controllers) before the
+  // controllers, declared after it, are destroyed.
   scheduler.stop();
   members.stopAll();
+  recorder.flush();
+  manager.reset();
   spdlog::info("flotilla-operator stopped (exit {})", code);
   return code;
 }

@@ -237,6 +237,15 @@ api::Result<Options> parseOptions(const std::vector<std::string>& args,
     auto ok = setters().at(name)(options, value);
     if (!ok) return ok.error();
   }
+  // client-go's rule: the renew deadline must fit in the lease, the retry period in the deadline.
+  if (options.leaseDuration <= options.renewDeadline)
+    return api::badRequest(
+        "--leader-election-lease-duration must be greater than "
+        "--leader-election-renew-deadline");
+  if (options.renewDeadline <= options.retryPeriod)
+    return api::badRequest(
+        "--leader-election-renew-deadline must be greater than "
+        "--leader-election-retry-period");
   if (options.leaderElect && options.leaderElectionNamespace.empty())
     return api::badRequest("--leader-election-namespace must not be empty with --leader-elect");
   return options;

@@ -87,6 +87,8 @@ TEST(Options, ErrorsNameTheFlag) {
       {{"--config", "/bad.yaml"}, "unknown key \"cluster-probe-perod\""},
       {{"--config", "/badvalue.yaml"}, "cluster-probe-period:"},
       {{"stray"}, "unexpected argument \"stray\""},
+      {{"--leader-election-renew-deadline", "20s"}, "lease-duration must be greater"},
+      {{"--leader-election-retry-period", "10s"}, "renew-deadline must be greater"},
   };
   for (const auto& [args, message] : cases) {
     auto o = parseOptions(args, f.reader());

@@ -85,7 +85,7 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
       auto object = toObject(decision.desired);
       object.erase("status");
       auto updated = await(executor_, host_.update(resources::kResourceBindings, object));
-      if (!updated) return updated.error();
+      if (!updated) return retryOnConflict(updated.error());
       written = std::move(*updated);
       log::info(kName, key, "updated ResourceBinding");
       break;
@@ -101,7 +101,7 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
     if (!target.empty()) {
       target["status"] = api::encode(decision.desired.status);
       auto status = await(executor_, host_.updateStatus(resources::kResourceBindings, target));
-      if (!status) return status.error();
+      if (!status) return retryOnConflict(status.error());
     }
   }
   if (!decision.eventReason.empty()) {

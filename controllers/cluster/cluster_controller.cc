@@ -29,13 +29,15 @@ std::string fingerprintOf(const json::object& secret, const api::FederatedCluste
   return std::to_string(std::hash<std::string>{}(text));
 }
 
-// Transport failures that are about trust, not reachability: the member answered, but we cannot
-// (or must not) talk to it. These are Ready=False with the precise reason, not "unreachable".
-bool isTrustFailure(const std::string& message) {
-  for (const char* needle : {"certificate", "handshake", "SSL", "ssl", "TLS", "tls"}) {
-    if (message.find(needle) != std::string::npos) return true;
-  }
-  return false;
+// Transport failures that are about trust, not reachability: the TCP connection was made but
+// the TLS handshake (or its set-up: a bad CA bundle) failed — wrong CA, wrong server name, a
+// client certificate refused. These are Ready=False with the precise reason. Timeouts, even in
+// the middle of a handshake, are unreachability. Classified by what failed (the client's error
+// prefix), never by words that could appear in an endpoint's host name.
+bool isTrustFailure(const api::Error& e) {
+  if (e.reason != api::reason::kTransport) return false;
+  return e.message.rfind("TLS handshake with ", 0) == 0 ||
+         e.message.rfind("TLS setup for ", 0) == 0;
 }
 
 }  // namespace
@@ -94,7 +96,7 @@ ProbeResult ClusterController::probe(MemberConnection& member) {
     return {ProbeOutcome::kUnhealthy,
             "/readyz answered HTTP " + std::to_string(e.code) + ": " + e.message};
   }
-  if (isTrustFailure(e.message)) {
+  if (isTrustFailure(e)) {
     return {ProbeOutcome::kUnhealthy, "TLS with the member failed: " + e.message};
   }
   return {ProbeOutcome::kUnreachable, "the member's API server did not answer: " + e.message};
@@ -128,7 +130,9 @@ std::optional<std::vector<api::APIEnablement>> ClusterController::discover(
   for (const auto& gv : groupVersions) {
     const std::string path = gv.find('/') == std::string::npos ? "/api/" + gv : "/apis/" + gv;
     auto doc = await(member.executor(), client.getPath(path));
-    if (!doc) return std::nullopt;  // incomplete discovery: keep what status says
+    // One group-version that does not answer (an aggregated API whose backend is down, as
+    // metrics.k8s.io often is) must not hide the others: it is left out until it answers.
+    if (!doc) continue;
     api::APIEnablement e;
     e.groupVersion = gv;
     if (const auto* rs = doc->is_object() ? doc->as_object().if_contains("resources") : nullptr;
@@ -159,11 +163,21 @@ api::Result<kube::ReconcileResult> ClusterController::finalize(const api::Federa
     const bool skip = fc.metadata.annotations.count(kSkipMemberCleanupAnnotation) &&
                       fc.metadata.annotations.at(kSkipMemberCleanupAnnotation) == "true";
     auto member = members_.get(name);
+    if (!member && !skip) {
+      // After a restart (or a leader change) the connection may not exist yet.
+      Memory fresh;
+      readCredentials(fc, fresh);
+      if (fresh.configError.empty()) {
+        if (auto ensured = members_.ensure(name, fresh.config, fresh.fingerprint))
+          member = *ensured;
+      }
+    }
     bool cleaned = skip;
-    if (!cleaned && member && ready && ready->status == "True") {
+    // Probe now: the stored Ready condition stops moving once deletion starts.
+    if (!cleaned && member && probe(*member).outcome == ProbeOutcome::kHealthy) {
       // Remove what Flotilla put on the member: every object labelled as Flotilla's.
       kube::ListOptions selector;
-      selector.labelSelector = std::string(kManagedByLabel) + "=" + kManagedByValue;
+      selector.labelSelector = managedSelector();
       auto list =
           await(member->executor(), member->client().list(resources::kDeployments, "", selector));
       if (list) {
@@ -180,10 +194,20 @@ api::Result<kube::ReconcileResult> ClusterController::finalize(const api::Federa
     }
     if (!cleaned) {
       // An unreachable member must not block the deletion forever: after the failover grace
-      // of unreachability Flotilla gives up on cleaning it (docs/operator.md).
+      // (counted from the first failed attempt, or from when it stopped being Ready) Flotilla
+      // gives up on cleaning it (docs/operator.md).
+      const auto now = clock_->now();
+      api::SteadyClockInterface::time_point firstFailure;
+      {
+        std::lock_guard lock(mutex_);
+        auto& m = memory_[name];
+        if (!m.cleanupFailingSince) m.cleanupFailingSince = now;
+        firstFailure = *m.cleanupFailingSince;
+      }
       const auto since = ready ? api::parseRfc3339(ready->lastTransitionTime) : std::nullopt;
-      const bool longGone = ready && ready->status != "True" && since &&
-                            options_.wallClock() - *since >= options_.failoverGrace;
+      const bool longGone = now - firstFailure >= options_.failoverGrace ||
+                            (ready && ready->status != "True" && since &&
+                             options_.wallClock() - *since >= options_.failoverGrace);
       if (!longGone) {
         log::info(kName, name, "waiting to clean up the member before deletion");
         return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.probePeriod)};
@@ -233,7 +257,7 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
     auto obj = toObject(fc);
     obj.erase("status");
     auto updated = await(hostExecutor_, host_.update(resources::kFederatedClusters, obj));
-    if (!updated) return updated.error();
+    if (!updated) return retryOnConflict(updated.error());
     return kube::ReconcileResult{};  // the update event brings us back with the new version
   }
 
@@ -261,10 +285,7 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
     if (!memory.configError.empty()) {
       result = {ProbeOutcome::kUnhealthy, memory.configError};
     } else {
-      auto enqueue = enqueue_;
-      auto ensured = members_.ensure(key, memory.config, memory.fingerprint, [enqueue, key] {
-        if (enqueue) enqueue(key);
-      });
+      auto ensured = members_.ensure(key, memory.config, memory.fingerprint);
       if (!ensured) {
         result = {ProbeOutcome::kUnhealthy, "cannot connect: " + ensured.error().message};
       } else {
@@ -321,7 +342,7 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
     auto obj = toObject(withTaints);
     obj.erase("status");
     auto updated = await(hostExecutor_, host_.update(resources::kFederatedClusters, obj));
-    if (!updated) return updated.error();
+    if (!updated) return retryOnConflict(updated.error());
     latest = std::move(*updated);
     std::string added, removed;
     for (const auto& t : decision.taints)
@@ -347,7 +368,7 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
       latest["status"] = api::encode(status);
       auto written =
           await(hostExecutor_, host_.updateStatus(resources::kFederatedClusters, latest));
-      if (!written) return written.error();
+      if (!written) return retryOnConflict(written.error());
     }
   }
   if (!decision.readyTransition.empty()) {

@@ -13,17 +13,12 @@
 #include "api/clock.h"
 #include "controllers/cluster/cluster_status.h"
 #include "controllers/cluster/member_registry.h"
+#include "controllers/common/managed.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
 #include "kube/manager/metrics.h"
 
 namespace flotilla::controllers::cluster {
-
-inline constexpr const char* kCleanupFinalizer = "flotilla.io/cleanup";
-// Set on a FederatedCluster to let its deletion skip cleaning the member (it is gone for good).
-inline constexpr const char* kSkipMemberCleanupAnnotation = "flotilla.io/skip-member-cleanup";
-inline constexpr const char* kManagedByLabel = "flotilla.io/managed-by";
-inline constexpr const char* kManagedByValue = "flotilla";
 
 struct ClusterControllerOptions {
   std::chrono::nanoseconds probePeriod = std::chrono::seconds(10);
@@ -37,14 +32,10 @@ struct ClusterControllerOptions {
 
 class ClusterController final : public kube::Reconciler {
  public:
-  // `clusters` is the host's FederatedCluster informer; `enqueue` adds a cluster name to this
-  // controller's queue (member informer events call it).
+  // `clusters` is the host's FederatedCluster informer.
   ClusterController(kube::RestClient& host, boost::asio::any_io_executor hostExecutor,
                     const kube::SharedInformer& clusters, MemberRegistry& members,
                     kube::EventRecorder& events, ClusterControllerOptions options);
-  void setEnqueue(std::function<void(const std::string&)> enqueue) {
-    enqueue_ = std::move(enqueue);
-  }
 
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
   void collectMetrics(kube::MetricsWriter& w) const;
@@ -54,6 +45,7 @@ class ClusterController final : public kube::Reconciler {
     ReadinessState readiness;
     bool seeded = false;
     std::optional<api::SteadyClockInterface::time_point> lastProbe, lastDiscovery, lastSecretRead;
+    std::optional<api::SteadyClockInterface::time_point> cleanupFailingSince;
     std::string fingerprint;
     kube::RestConfig config;
     std::string configError;  // the Secret could not be turned into a connection
@@ -73,7 +65,6 @@ class ClusterController final : public kube::Reconciler {
   ClusterControllerOptions options_;
   api::RealSteadyClock realClock_;
   const api::SteadyClockInterface* clock_;
-  std::function<void(const std::string&)> enqueue_;
   mutable std::mutex mutex_;
   std::map<std::string, Memory> memory_;
 };

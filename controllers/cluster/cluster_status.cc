@@ -114,8 +114,14 @@ ReadinessState observeProbe(ReadinessState state, const ProbeResult& probe, int 
     state.candidate = probe.outcome;
     state.streak = 0;
   } else {
-    if (state.streak > 0 && state.candidate == probe.outcome) {
+    // Against a healthy cluster every failed probe counts, whatever kind of failure it is: a
+    // member that alternates "refused" and "/readyz 500" while it crash-loops is not ready.
+    const bool bothFailures = state.settled->outcome == ProbeOutcome::kHealthy &&
+                              state.candidate != ProbeOutcome::kHealthy &&
+                              probe.outcome != ProbeOutcome::kHealthy;
+    if (state.streak > 0 && (state.candidate == probe.outcome || bothFailures)) {
       ++state.streak;
+      state.candidate = probe.outcome;
     } else {
       state.candidate = probe.outcome;
       state.streak = 1;

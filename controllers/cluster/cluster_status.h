@@ -47,7 +47,8 @@ struct ReadinessState {
 // condition); no Ready condition (or a status that is none of the three) -> nothing settled.
 ReadinessState readinessFromStatus(const api::FederatedClusterStatus& status);
 
-// Nothing settled: the first probe settles at once. Same outcome as settled: the streak resets to
+// Nothing settled: the first probe settles at once. Against a settled healthy state, failures of
+// any kind count together (the latest one settles). Same outcome as settled: the streak resets to
 // 0 and settled.message follows the latest probe. Different outcome: streak counts consecutive
 // probes of that outcome (a different one restarts the count at 1); when it reaches `threshold`
 // (threshold <= 1 means at once) settled becomes this probe and the streak resets.

@@ -1,43 +1,87 @@
 #include "controllers/cluster/member_registry.h"
 
+#include "controllers/common/managed.h"
 #include "controllers/common/typed.h"
 
 namespace flotilla::controllers::cluster {
 
 namespace {
 
+kube::InformerOptions managedOnly(kube::InformerOptions options) {
+  options.labelSelector = managedSelector();
+  return options;
+}
+
+int64_t generationOf(const boost::json::object& o) {
+  const auto* meta = o.if_contains("metadata");
+  const auto* g = meta && meta->is_object() ? meta->as_object().if_contains("generation") : nullptr;
+  return g && g->is_int64() ? g->as_int64() : 0;
+}
+
+}  // namespace
+
 class AsioMemberConnection final : public MemberConnection {
  public:
   AsioMemberConnection(std::string name, std::string fingerprint,
                        boost::asio::any_io_executor executor,
                        std::unique_ptr<kube::RestClient> client,
-                       const kube::InformerOptions& informerOptions, std::function<void()> onChange)
+                       const kube::InformerOptions& informerOptions, const MemberEvents& events)
       : name_(std::move(name)),
         fingerprint_(std::move(fingerprint)),
         executor_(std::move(executor)),
         client_(std::move(client)),
         nodes_(*client_, resources::kNodes, informerOptions),
-        pods_(*client_, resources::kPods, informerOptions) {
+        pods_(*client_, resources::kPods, informerOptions),
+        deployments_(*client_, resources::kDeployments, managedOnly(informerOptions)) {
     // Every change of a node or pod can change what the member has available; the cluster
     // controller's queue de-duplicates bursts.
     kube::EventHandler handler;
-    handler.onAdd = [onChange](const kube::ObjectPtr&) { onChange(); };
-    handler.onUpdate = [onChange](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
-      if (a != b) onChange();
+    auto changed = [cluster = name_, f = events.nodesOrPodsChanged] {
+      if (f) f(cluster);
     };
-    handler.onDelete = [onChange](const kube::ObjectPtr&, bool) { onChange(); };
+    handler.onAdd = [changed](const kube::ObjectPtr&) { changed(); };
+    handler.onUpdate = [changed](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+      if (a != b) changed();
+    };
+    handler.onDelete = [changed](const kube::ObjectPtr&, bool) { changed(); };
     nodes_.addHandler(handler);
     pods_.addHandler(handler);
+
+    deployments_.addIndex(kBindingIndex, [](const boost::json::object& o) {
+      std::vector<std::string> keys;
+      if (auto key = managingBinding(o); !key.empty()) keys.push_back(std::move(key));
+      return keys;
+    });
+    kube::EventHandler dh;
+    auto notify = [cluster = name_, f = events.deploymentChanged](const kube::ObjectPtr& o,
+                                                                  bool specChanged) {
+      if (!f) return;
+      if (auto key = managingBinding(*o); !key.empty()) f(cluster, key, specChanged);
+    };
+    dh.onAdd = [notify](const kube::ObjectPtr& o) { notify(o, true); };
+    dh.onUpdate = [notify](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+      notify(b, generationOf(*a) != generationOf(*b));
+    };
+    dh.onDelete = [notify](const kube::ObjectPtr& o, bool) { notify(o, true); };
+    deployments_.addHandler(dh);
+
     nodes_.start(executor_);
     pods_.start(executor_);
+    deployments_.start(executor_);
   }
-  ~AsioMemberConnection() override { stop(); }
-
-  void stop() {
-    nodes_.stop();
-    pods_.stop();
+  ~AsioMemberConnection() override {
+    signalStop();
     nodes_.join();
     pods_.join();
+    deployments_.join();
+  }
+
+  // Ends the watches without waiting; joining happens in the destructor. Stopping every member
+  // first and joining afterwards keeps a shutdown from waiting out each member's backoff in turn.
+  void signalStop() {
+    nodes_.stop();
+    pods_.stop();
+    deployments_.stop();
   }
 
   const std::string& name() const override { return name_; }
@@ -45,7 +89,10 @@ class AsioMemberConnection final : public MemberConnection {
   kube::RestClient& client() override { return *client_; }
   const kube::SharedInformer& nodes() const override { return nodes_; }
   const kube::SharedInformer& pods() const override { return pods_; }
-  bool synced() const override { return nodes_.hasSynced() && pods_.hasSynced(); }
+  const kube::SharedInformer& deployments() const override { return deployments_; }
+  bool synced() const override {
+    return nodes_.hasSynced() && pods_.hasSynced() && deployments_.hasSynced();
+  }
   boost::asio::any_io_executor executor() override { return executor_; }
 
  private:
@@ -55,9 +102,8 @@ class AsioMemberConnection final : public MemberConnection {
   std::unique_ptr<kube::RestClient> client_;
   kube::SharedInformer nodes_;
   kube::SharedInformer pods_;
+  kube::SharedInformer deployments_;
 };
-
-}  // namespace
 
 AsioMemberRegistry::AsioMemberRegistry(boost::asio::any_io_executor executor,
                                        MemberRegistryOptions options)
@@ -66,23 +112,24 @@ AsioMemberRegistry::AsioMemberRegistry(boost::asio::any_io_executor executor,
 AsioMemberRegistry::~AsioMemberRegistry() { stopAll(); }
 
 void AsioMemberRegistry::stopAll() {
-  std::map<std::string, std::shared_ptr<MemberConnection>> members;
+  std::map<std::string, std::shared_ptr<AsioMemberConnection>> members;
   {
     std::lock_guard lock(mutex_);
     members.swap(members_);
   }
+  for (auto& [_, m] : members) m->signalStop();
   members.clear();  // joins the informers (outside the lock: joining waits for the I/O thread)
 }
 
 api::Result<std::shared_ptr<MemberConnection>> AsioMemberRegistry::ensure(
-    const std::string& name, const kube::RestConfig& config, const std::string& fingerprint,
-    std::function<void()> onChange) {
-  std::shared_ptr<MemberConnection> old;
+    const std::string& name, const kube::RestConfig& config, const std::string& fingerprint) {
+  std::shared_ptr<AsioMemberConnection> old;
   {
     std::lock_guard lock(mutex_);
     auto it = members_.find(name);
     if (it != members_.end()) {
-      if (it->second->fingerprint() == fingerprint) return it->second;
+      if (it->second->fingerprint() == fingerprint)
+        return std::shared_ptr<MemberConnection>(it->second);
       old = std::move(it->second);
       members_.erase(it);
     }
@@ -98,7 +145,7 @@ api::Result<std::shared_ptr<MemberConnection>> AsioMemberRegistry::ensure(
   auto client = kube::RestClient::create(executor_, memberConfig, clientOptions);
   if (!client) return client.error();
   auto connection = std::make_shared<AsioMemberConnection>(
-      name, fingerprint, executor_, std::move(*client), options_.informers, std::move(onChange));
+      name, fingerprint, executor_, std::move(*client), options_.informers, events_);
   std::lock_guard lock(mutex_);
   members_[name] = connection;
   return std::shared_ptr<MemberConnection>(connection);
@@ -111,7 +158,7 @@ std::shared_ptr<MemberConnection> AsioMemberRegistry::get(const std::string& nam
 }
 
 void AsioMemberRegistry::remove(const std::string& name) {
-  std::shared_ptr<MemberConnection> old;
+  std::shared_ptr<AsioMemberConnection> old;
   {
     std::lock_guard lock(mutex_);
     auto it = members_.find(name);

@@ -29,8 +29,23 @@ class MemberConnection {
   // Nodes and pods of the member (cluster-wide).
   virtual const kube::SharedInformer& nodes() const = 0;
   virtual const kube::SharedInformer& pods() const = 0;
+  // The Deployments Flotilla manages on the member (label flotilla.io/managed-by=flotilla), with
+  // the index kBindingIndex: the binding key ("ns/name") each belongs to.
+  virtual const kube::SharedInformer& deployments() const = 0;
   virtual bool synced() const = 0;
   virtual boost::asio::any_io_executor executor() = 0;
+};
+
+inline constexpr const char* kBindingIndex = "binding";
+
+// What happens on members, for the controllers that act on it. Called on the I/O thread: enqueue
+// and return.
+struct MemberEvents {
+  std::function<void(const std::string& cluster)> nodesOrPodsChanged;
+  // A managed Deployment of `binding` ("ns/name") changed; `specChanged` is false for status-only
+  // updates.
+  std::function<void(const std::string& cluster, const std::string& binding, bool specChanged)>
+      deploymentChanged;
 };
 
 class MemberRegistry {
@@ -40,8 +55,7 @@ class MemberRegistry {
   // one's. `onChange` is called (on the I/O thread) whenever the member's nodes or pods change.
   virtual api::Result<std::shared_ptr<MemberConnection>> ensure(const std::string& name,
                                                                 const kube::RestConfig& config,
-                                                                const std::string& fingerprint,
-                                                                std::function<void()> onChange) = 0;
+                                                                const std::string& fingerprint) = 0;
   virtual std::shared_ptr<MemberConnection> get(const std::string& name) const = 0;
   // Stops the member's informers and drops its client (a deleted FederatedCluster).
   virtual void remove(const std::string& name) = 0;
@@ -53,16 +67,19 @@ struct MemberRegistryOptions {
   kube::InformerOptions informers;
 };
 
+class AsioMemberConnection;
+
 // Connections on one executor (the manager's I/O thread).
 class AsioMemberRegistry final : public MemberRegistry {
  public:
   AsioMemberRegistry(boost::asio::any_io_executor executor, MemberRegistryOptions options = {});
+  // Before the first ensure().
+  void setEvents(MemberEvents events) { events_ = std::move(events); }
   ~AsioMemberRegistry() override;  // stops every member's informers
 
   api::Result<std::shared_ptr<MemberConnection>> ensure(const std::string& name,
                                                         const kube::RestConfig& config,
-                                                        const std::string& fingerprint,
-                                                        std::function<void()> onChange) override;
+                                                        const std::string& fingerprint) override;
   std::shared_ptr<MemberConnection> get(const std::string& name) const override;
   void remove(const std::string& name) override;
   std::vector<std::string> names() const override;
@@ -71,8 +88,9 @@ class AsioMemberRegistry final : public MemberRegistry {
  private:
   boost::asio::any_io_executor executor_;
   MemberRegistryOptions options_;
+  MemberEvents events_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<MemberConnection>> members_;
+  std::map<std::string, std::shared_ptr<AsioMemberConnection>> members_;
 };
 
 }  // namespace flotilla::controllers::cluster

@@ -24,6 +24,20 @@ const kube::ResourceId kPods{"", "v1", "pods", true, "Pod"};
 const kube::ResourceId kNamespaces{"", "v1", "namespaces", false, "Namespace"};
 }  // namespace resources
 
+api::Result<kube::ReconcileResult> retryOnConflict(const api::Error& error) {
+  if (error.code == 409 && error.reason == api::reason::kConflict)
+    return kube::ReconcileResult{true, std::chrono::nanoseconds(0)};
+  return error;
+}
+
+bool sameStatus(const boost::json::object& object, const boost::json::value& status) {
+  static const boost::json::value kEmpty = boost::json::object{};
+  const auto* current = object.if_contains("status");
+  const auto& a = current && !current->is_null() ? *current : kEmpty;
+  const auto& b = status.is_null() ? kEmpty : status;
+  return a == b;
+}
+
 std::pair<std::string, std::string> splitKey(const std::string& key) {
   const auto slash = key.find('/');
   if (slash == std::string::npos) return {"", key};

@@ -10,6 +10,7 @@
 #include "api/result.h"
 #include "kube/cache/indexer.h"
 #include "kube/client/resource.h"
+#include "kube/controller/controller.h"
 
 namespace flotilla::controllers {
 
@@ -55,6 +56,14 @@ boost::json::object involved(const T& value) {
   o["metadata"] = api::encode(value.metadata);
   return o;
 }
+
+// Whether `object`'s status already is `status`. An absent status and an empty one are the same
+// (the codec omits empty fields), so a status with nothing to say is never written.
+bool sameStatus(const boost::json::object& object, const boost::json::value& status);
+
+// A write that lost a race (409 Conflict: the cache was behind) is retried quietly with the
+// key's backoff, reading the fresh object; other errors are reported.
+api::Result<kube::ReconcileResult> retryOnConflict(const api::Error& error);
 
 // "ns/name" into its parts ("name" alone: cluster-scoped).
 std::pair<std::string, std::string> splitKey(const std::string& key);

@@ -1,8 +1,10 @@
 #include "controllers/federate/federate.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "api/json_codec.h"
+#include "controllers/common/managed.h"
 
 namespace flotilla::controllers::federate {
 namespace {
@@ -57,6 +59,14 @@ void apply(api::FederatedDeployment& fd, const api::Deployment& deployment,
   fd.metadata.annotations[kPolicyAnnotation] = policyValue;
   fd.metadata.ownerReferences = {ownerRef(deployment)};
   fd.spec.template_ = templateOf(deployment);
+  fd.metadata.annotations[kSourceGenerationAnnotation] =
+      std::to_string(deployment.metadata.generation);
+  // Created with the sync controller's finalizer: member Deployments go before it does, and
+  // no extra write is needed to add it later.
+  if (std::find(fd.metadata.finalizers.begin(), fd.metadata.finalizers.end(), kCleanupFinalizer) ==
+      fd.metadata.finalizers.end()) {
+    fd.metadata.finalizers.push_back(kCleanupFinalizer);
+  }
 }
 
 }  // namespace
@@ -85,6 +95,9 @@ FederateDecision decideFederated(const api::Deployment& deployment,
   }
   const bool keptByDeletedPolicy = owned && claimed && !claimedPolicyExists;
   const bool wanted = resolution.policy || resolution.requested || keptByDeletedPolicy;
+
+  // Being deleted (its finalizer is cleaning the members): nothing to write until it is gone.
+  if (existing && existing->metadata.deletionTimestamp) return out;
 
   if (existing && !owned) {
     if (wanted) {

@@ -87,7 +87,7 @@ api::Result<kube::ReconcileResult> FederateController::reconcile(const std::stri
       auto object = toObject(decision.desired);
       object.erase("status");
       auto updated = await(executor_, host_.update(resources::kFederatedDeployments, object));
-      if (!updated) return updated.error();
+      if (!updated) return retryOnConflict(updated.error());
       log::info(kName, key, "updated FederatedDeployment");
       break;
     }

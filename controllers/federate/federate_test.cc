@@ -4,6 +4,7 @@
 
 #include "api/json_codec.h"
 #include "api/test_util.h"
+#include "controllers/common/managed.h"
 
 namespace flotilla::controllers::federate {
 namespace {
@@ -68,7 +69,7 @@ api::FederatedDeployment stored(const FederateDecision& decision) {
   fd.metadata.generation = 1;
   fd.metadata.creationTimestamp = "2026-11-01T10:00:00Z";
   fd.metadata.annotations["example.com/other"] = "kept";
-  fd.metadata.finalizers = {"example.com/finalizer"};
+  fd.metadata.finalizers.insert(fd.metadata.finalizers.begin(), "example.com/finalizer");
   fd.status.replicas = 3;
   fd.status.ready = "3/3";
   return fd;
@@ -99,9 +100,12 @@ TEST(FederateTest, CreatesFromLabelledDeployment) {
   EXPECT_EQ(fd.metadata.resourceVersion, "");
   // Every label, so policies select the FederatedDeployment as they selected the Deployment.
   EXPECT_EQ(fd.metadata.labels, d.metadata.labels);
-  EXPECT_EQ(
-      fd.metadata.annotations,
-      (std::map<std::string, std::string>{{kPolicyAnnotation, "PropagationPolicy/demo/spread"}}));
+  EXPECT_EQ(fd.metadata.annotations,
+            (std::map<std::string, std::string>{
+                {kPolicyAnnotation, "PropagationPolicy/demo/spread"},
+                {kSourceGenerationAnnotation, std::to_string(d.metadata.generation)}}));
+  // Created with the sync controller's cleanup finalizer (no second write to add it).
+  EXPECT_EQ(fd.metadata.finalizers, std::vector<std::string>{kCleanupFinalizer});
   const api::OwnerReference owner{.apiVersion = "apps/v1",
                                   .kind = "Deployment",
                                   .name = "web",

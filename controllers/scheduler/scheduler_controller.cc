@@ -2,6 +2,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "api/conditions.h"
 #include "api/duration.h"
 #include "api/json_codec.h"
 #include "controllers/common/await.h"
@@ -75,9 +76,12 @@ void SchedulerController::watch() {
     return names;
   });
   kube::EventHandler bindings;
+  // Every binding seen for the first time (created, or listed after a restart) gets one look:
+  // decideSchedule finds nothing to do for those already scheduled (no write), and catches those
+  // whose clusters failed while no operator was watching.
   bindings.onAdd = [this](const kube::ObjectPtr& o) {
     auto rb = fromObject<api::ResourceBinding>(o);
-    if (rb && needsScheduling(*rb)) queue_.add(kube::objectKey(*o), rb->spec.priority);
+    if (rb && !rb->metadata.deletionTimestamp) queue_.add(kube::objectKey(*o), rb->spec.priority);
   };
   bindings.onUpdate = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
     auto a = fromObject<api::ResourceBinding>(before);
@@ -126,6 +130,25 @@ void SchedulerController::enqueueBindingsOn(const std::string& cluster) {
   }
 }
 
+void SchedulerController::addAfter(const std::string& key, int32_t priority,
+                                   std::chrono::nanoseconds delay) {
+  std::lock_guard lock(delayedMutex_);
+  delayed_.emplace(steady_clock::now() + delay, std::make_pair(key, priority));
+}
+
+void SchedulerController::addDue() {
+  std::vector<std::pair<std::string, int32_t>> due;
+  {
+    std::lock_guard lock(delayedMutex_);
+    const auto now = steady_clock::now();
+    while (!delayed_.empty() && delayed_.begin()->first <= now) {
+      due.push_back(std::move(delayed_.begin()->second));
+      delayed_.erase(delayed_.begin());
+    }
+  }
+  for (const auto& [key, priority] : due) queue_.add(key, priority);
+}
+
 void SchedulerController::start() {
   std::lock_guard lock(stopMutex_);
   if (started_) return;
@@ -154,6 +177,7 @@ void SchedulerController::ticker() {
     if (stopping_) break;
     lock.unlock();
     queue_.tick();
+    addDue();
     lock.lock();
   }
 }
@@ -270,7 +294,24 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
     last = fs::decodeRecord(it->second);
   const auto decision =
       fs::decideSchedule(rb, last, fleetNow->clusters, now, policy.clusterNotReadyFor);
-  if (decision.type == fs::ScheduleType::kNone) return Outcome::kNothing;
+  if (decision.type == fs::ScheduleType::kNone) {
+    // A target cluster that is not ready yet, within the policy's grace: look again when the
+    // grace runs out (no cluster event will come to say so).
+    std::optional<nanoseconds> soonest;
+    for (const auto& target : rb.spec.clusters) {
+      for (const auto& c : fleetNow->clusters) {
+        if (c.metadata.name != target.name) continue;
+        const auto* ready = api::findCondition(c.status.conditions, "Ready");
+        if (!ready || ready->status == "True") break;
+        const auto since = api::parseRfc3339(ready->lastTransitionTime);
+        if (!since) break;
+        const auto left = duration_cast<nanoseconds>(policy.clusterNotReadyFor - (now - *since));
+        if (left > nanoseconds(0) && (!soonest || left < *soonest)) soonest = left;
+      }
+    }
+    if (soonest) addAfter(key, rb.spec.priority, *soonest + milliseconds(500));
+    return Outcome::kNothing;
+  }
   const std::string type = fs::scheduleTypeName(decision.type);
 
   fs::ScheduleResult result;
@@ -315,16 +356,13 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
         if (c.type == "Scheduled") c.observedGeneration = generation;
     }
   }
-  auto before = toObject(rb).if_contains("status");
   const json::value afterStatus = api::encode(updated.status);
-  if (!before || *before != afterStatus || specChanged) {
-    if (!before || *before != afterStatus) {
-      latest["status"] = afterStatus;
-      auto written = await(executor_, host_.updateStatus(resources::kResourceBindings, latest));
-      if (!written) {
-        log::warn(kName, key, "writing the status failed: " + written.error().message);
-        return Outcome::kError;
-      }
+  if (!sameStatus(toObject(rb), afterStatus)) {
+    latest["status"] = afterStatus;
+    auto written = await(executor_, host_.updateStatus(resources::kResourceBindings, latest));
+    if (!written) {
+      log::warn(kName, key, "writing the status failed: " + written.error().message);
+      return Outcome::kError;
     }
   }
   const double seconds = duration<double>(steady_clock::now() - started).count();

@@ -73,6 +73,9 @@ class SchedulerController {
   api::Result<flotilla::scheduler::Profile> profileFor(const std::string& name);
   std::shared_ptr<flotilla::scheduler::ExtenderClient> extenders(std::string* error);
   void enqueueBindingsOn(const std::string& cluster);
+  // Re-queues `key` after `delay` (a failover grace running out); the ticker adds it.
+  void addAfter(const std::string& key, int32_t priority, std::chrono::nanoseconds delay);
+  void addDue();
 
   kube::RestClient& host_;
   boost::asio::any_io_executor executor_;
@@ -90,6 +93,9 @@ class SchedulerController {
   std::shared_ptr<flotilla::scheduler::ExtenderClient> extenderClient_;
   std::string extenderError_;
   uint64_t builtExtenderVersion_ = ~uint64_t{0};
+
+  std::mutex delayedMutex_;
+  std::multimap<std::chrono::steady_clock::time_point, std::pair<std::string, int32_t>> delayed_;
 
   std::vector<std::thread> threads_;
   std::mutex stopMutex_;

@@ -9,12 +9,6 @@ namespace fs = flotilla::scheduler;
 
 namespace {
 
-std::optional<fs::ScheduleRecord> lastRecord(const api::ResourceBinding& b) {
-  auto it = b.metadata.annotations.find(fs::kScheduleRecordAnnotation);
-  if (it == b.metadata.annotations.end()) return std::nullopt;
-  return fs::decodeRecord(it->second);
-}
-
 std::string readyStatus(const api::FederatedCluster& c) {
   const auto* ready = api::findCondition(c.status.conditions, "Ready");
   return ready ? ready->status : "";
@@ -28,12 +22,6 @@ std::vector<api::Taint> noExecute(const std::vector<api::Taint>& taints) {
 }
 
 }  // namespace
-
-bool needsScheduling(const api::ResourceBinding& binding) {
-  if (binding.metadata.deletionTimestamp) return false;
-  const auto last = lastRecord(binding);
-  return !last || *last != fs::recordFor(binding);
-}
 
 bool schedulingInputsChanged(const api::ResourceBinding& before,
                              const api::ResourceBinding& after) {
@@ -68,7 +56,9 @@ bool clusterChangeMatters(const api::FederatedCluster& before, const api::Federa
 bool placedBindingsAffected(const api::FederatedCluster& before,
                             const api::FederatedCluster& after) {
   return readyStatus(before) != readyStatus(after) ||
-         noExecute(before.spec.taints) != noExecute(after.spec.taints);
+         noExecute(before.spec.taints) != noExecute(after.spec.taints) ||
+         before.metadata.deletionTimestamp.has_value() !=
+             after.metadata.deletionTimestamp.has_value();
 }
 
 }  // namespace flotilla::controllers::scheduler

@@ -8,11 +8,6 @@
 
 namespace flotilla::controllers::scheduler {
 
-// A binding seen for the first time (created, or listed after a restart) needs a scheduling
-// attempt when it was never scheduled or its inputs differ from what its last result was computed
-// from (the schedule record annotation).
-bool needsScheduling(const api::ResourceBinding& binding);
-
 // An updated binding is queued only when its scheduling inputs changed: replicas, placement or
 // policy (generation), or auto-migration estimates. Status writes, the scheduler's own spec and
 // annotation writes and label edits do not.
@@ -23,7 +18,7 @@ bool schedulingInputsChanged(const api::ResourceBinding& before, const api::Reso
 bool clusterChangeMatters(const api::FederatedCluster& before, const api::FederatedCluster& after);
 
 // A change after which bindings already placed on the cluster must be looked at again (failover):
-// readiness changed or its NoExecute taints changed.
+// readiness changed, its NoExecute taints changed, or it is being deleted.
 bool placedBindingsAffected(const api::FederatedCluster& before,
                             const api::FederatedCluster& after);
 

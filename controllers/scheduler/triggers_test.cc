@@ -27,18 +27,6 @@ api::ResourceBinding scheduled(api::ResourceBinding rb) {
   return rb;
 }
 
-TEST(NeedsScheduling, NeverScheduledOrInputsChangedSinceTheRecord) {
-  EXPECT_TRUE(needsScheduling(binding()));
-  const auto done = scheduled(binding());
-  EXPECT_FALSE(needsScheduling(done));  // an operator restart lists it: nothing to do
-  auto scaled = done;
-  scaled.spec.replicas = 9;
-  EXPECT_TRUE(needsScheduling(scaled));
-  auto deleting = binding();
-  deleting.metadata.deletionTimestamp = "2026-11-23T00:00:00Z";
-  EXPECT_FALSE(needsScheduling(deleting));
-}
-
 TEST(SchedulingInputsChanged, TableOfUpdates) {
   const auto base = scheduled(binding());
   struct Case {
@@ -50,7 +38,11 @@ TEST(SchedulingInputsChanged, TableOfUpdates) {
       {"status write (FullyApplied, aggregated status)",
        [](auto& rb) {
          rb.status.conditions.push_back({"FullyApplied", "True", 1, "", "FullyAppliedSuccess", ""});
-         rb.status.aggregatedStatus.push_back({"member1", true, "Healthy", 2, 2});
+         rb.status.aggregatedStatus.push_back({.clusterName = "member1",
+                                               .applied = true,
+                                               .health = "Healthy",
+                                               .replicas = 2,
+                                               .readyReplicas = 2});
        },
        false},
       {"scheduler's own spec.clusters write",

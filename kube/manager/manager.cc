@@ -327,8 +327,8 @@ int Manager::run() {
     spdlog::error("manager: leadership lost; exiting so that a fresh process can start over");
   }
   m.ready = false;
-  m.stopRunnables();
   for (auto& c : m.controllers) c->stop();  // drains reconciles in progress
+  m.stopRunnables();
   if (m.elector) m.elector->stop();         // releases the Lease after controllers stopped
   if (m.electorThread.joinable()) m.electorThread.join();
   m.informers->stop();

@@ -1,0 +1,39 @@
+// What marks an object as Flotilla's, on the host and on members (docs/operator.md, "What Flotilla
+// owns"). A member Deployment belongs to a ResourceBinding when it carries
+//   label      flotilla.io/managed-by: flotilla
+//   label      flotilla.io/binding:    <16 hex digits: FNV-1a 64 of "namespace/name">
+//   annotation flotilla.io/binding:    namespace/name
+// Label values are limited to 63 characters and a binding key ("namespace/name") can reach 317,
+// so the label holds a fixed-length hash (for selectors) and the annotation the full key (the
+// authority: a hash collision can never make Flotilla touch another binding's object).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <string>
+
+namespace flotilla::controllers {
+
+inline constexpr const char* kCleanupFinalizer = "flotilla.io/cleanup";
+inline constexpr const char* kManagedByLabel = "flotilla.io/managed-by";
+inline constexpr const char* kManagedByValue = "flotilla";
+inline constexpr const char* kBindingLabel = "flotilla.io/binding";
+inline constexpr const char* kBindingAnnotation = "flotilla.io/binding";
+// The host Deployment generation a FederatedDeployment's template (and so a member Deployment)
+// was made from: the status controller sets the host's observedGeneration from it.
+inline constexpr const char* kSourceGenerationAnnotation = "flotilla.io/source-generation";
+// Set on a FederatedDeployment (or FederatedCluster) whose deletion must not wait for members.
+inline constexpr const char* kSkipMemberCleanupAnnotation = "flotilla.io/skip-member-cleanup";
+
+// The label value for a binding key.
+std::string bindingHash(const std::string& bindingKey);
+// "flotilla.io/managed-by=flotilla,flotilla.io/binding=<hash>"
+std::string bindingSelector(const std::string& bindingKey);
+std::string managedSelector();
+
+// The binding a member object belongs to ("ns/name"), or "" when Flotilla does not manage it.
+std::string managingBinding(const boost::json::object& object);
+// The ownership rule: Flotilla may modify or delete `object` on behalf of `bindingKey` only when
+// it is managed by Flotilla for exactly that binding.
+bool managedFor(const boost::json::object& object, const std::string& bindingKey);
+
+}  // namespace flotilla::controllers

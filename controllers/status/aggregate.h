@@ -1,0 +1,40 @@
+// The status controller's decision: what the host should say about a workload, from what its
+// member Deployments say (seed 003's status aggregation). Pure: plain structs in, statuses out.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/flotilla_types.h"
+
+namespace flotilla::controllers::status {
+
+struct Aggregation {
+  api::FederatedDeploymentStatus federated;         // FederatedDeployment.status
+  std::vector<api::AggregatedStatusItem> bindings;  // ResourceBinding.status.aggregatedStatus
+  std::optional<api::DeploymentStatus> host;  // the host Deployment's status, when there is one
+};
+
+// `members`: the member Deployments Flotilla manages for this workload, by cluster. `binding` may
+// be null (not created yet); so may `host` (a FederatedDeployment written by a user).
+//
+// - Per cluster (targets and clusters still holding an object), sorted by name: the member's
+//   replica counts, observedGeneration and conditions; propagation and message from the sync
+//   controller (aggregatedStatus), PendingCreate for a target it has not reported on.
+// - Totals; `ready` = "readyReplicas/desired" (desired: the placement's replicas, else the
+//   template's); conditions Propagated (every target OK) and Available (every target's member
+//   Deployment Available).
+// - Binding entries: sync's fields kept; health Healthy (Available and all replicas ready),
+//   Unhealthy, or Unknown (no member object); replicas and readyReplicas.
+// - Host status: sums of the members; observedGeneration becomes the host Deployment's generation
+//   only when every target holds a member Deployment made from that generation
+//   (flotilla.io/source-generation) and observed by its own controller, and the placement is for
+//   the current replica count — so `kubectl rollout status` waits for every member (KubeAdmiral's
+//   rule). Conditions Available and Progressing as the deployment controller sets them.
+Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBinding* binding,
+                      const std::map<std::string, api::Deployment>& members,
+                      const api::Deployment* host, const std::string& now);
+
+}  // namespace flotilla::controllers::status

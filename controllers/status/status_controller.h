@@ -1,0 +1,40 @@
+// The status controller (DESIGN §5; issue #11): member Deployment status → the
+// FederatedDeployment's status, the ResourceBinding's aggregatedStatus, and the status of the host
+// Deployment the workload came from. The decision is aggregate() (aggregate.h); this reconciler
+// reads the caches (member Deployments through the member registry) and writes each status only
+// when it changed. Member events are coalesced: a burst for one workload is one reconcile.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <functional>
+
+#include "api/time.h"
+#include "controllers/cluster/member_registry.h"
+#include "kube/controller/controller.h"
+
+namespace flotilla::controllers::status {
+
+struct Informers {
+  const kube::SharedInformer& federatedDeployments;
+  const kube::SharedInformer& bindings;
+  const kube::SharedInformer& deployments;
+};
+
+class StatusController final : public kube::Reconciler {
+ public:
+  StatusController(kube::RestClient& host, boost::asio::any_io_executor executor,
+                   Informers informers, cluster::MemberRegistry& members,
+                   std::function<api::Clock::time_point()> wallClock = api::Clock::now);
+  api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
+  void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
+             kube::SharedInformer& bindings, kube::SharedInformer& deployments);
+
+ private:
+  kube::RestClient& host_;
+  boost::asio::any_io_executor executor_;
+  Informers informers_;
+  cluster::MemberRegistry& members_;
+  std::function<api::Clock::time_point()> wallClock_;
+};
+
+}  // namespace flotilla::controllers::status

@@ -1,0 +1,34 @@
+// What the sync controller puts on a member: the member Deployment desired for one target cluster,
+// and whether a live member object already holds it. Pure functions on JSON.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <string>
+
+#include "api/flotilla_types.h"
+#include "api/result.h"
+
+namespace flotilla::controllers::sync {
+
+// The field manager of every server-side apply Flotilla makes on members.
+inline constexpr const char* kFieldManager = "flotilla";
+// Hash of the applied configuration: a template change that removes a field (which a subset
+// comparison cannot see) changes it.
+inline constexpr const char* kAppliedHashAnnotation = "flotilla.io/applied-hash";
+
+// The member Deployment for `cluster`: the FederatedDeployment's template (labels, annotations,
+// spec verbatim) with `replicas`, that cluster's overrides (RFC 6902) applied in order, then
+// Flotilla's marks (managed-by and binding labels, binding and source-generation annotations,
+// applied hash), which no override can remove. A patch that cannot be applied is an error naming
+// the patch, its JSON pointer and the reason.
+api::Result<boost::json::object> desiredMemberDeployment(const api::FederatedDeployment& fd,
+                                                         const std::string& bindingKey,
+                                                         const std::string& cluster,
+                                                         int32_t replicas);
+
+// Whether `live` already holds every field `desired` sets, with the same values (fields the
+// server defaulted or other managers own are ignored; quantities compare by value: "0.5" holds
+// "500m"). Lists must have the same length and hold element by element.
+bool holds(const boost::json::value& live, const boost::json::value& desired);
+
+}  // namespace flotilla::controllers::sync

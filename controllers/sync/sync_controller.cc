@@ -1,0 +1,316 @@
+#include "controllers/sync/sync_controller.h"
+
+#include <algorithm>
+#include <set>
+
+#include "api/conditions.h"
+#include "controllers/common/await.h"
+#include "controllers/common/log.h"
+#include "controllers/common/managed.h"
+#include "controllers/common/typed.h"
+#include "controllers/sync/member_object.h"
+
+namespace flotilla::controllers::sync {
+
+namespace json = boost::json;
+using namespace std::chrono;
+
+namespace {
+
+constexpr const char* kName = "sync";
+
+// No HTTP answer at all (refused, reset, timeout): the member is not reachable right now.
+bool unreachable(const api::Error& e) {
+  return e.code == 0 || e.code == 503 || e.code == 504 || e.reason == api::reason::kTimeout;
+}
+
+std::string readyStatus(const json::object& fc) {
+  const auto* status = fc.if_contains("status");
+  const auto* conditions =
+      status && status->is_object() ? status->as_object().if_contains("conditions") : nullptr;
+  if (!conditions || !conditions->is_array()) return "";
+  for (const auto& c : conditions->as_array()) {
+    if (!c.is_object()) continue;
+    const auto* type = c.as_object().if_contains("type");
+    const auto* value = c.as_object().if_contains("status");
+    if (type && type->is_string() && type->as_string() == "Ready" && value && value->is_string())
+      return std::string(value->as_string());
+  }
+  return "";
+}
+
+std::string uidOf(const json::object& o) {
+  const auto* meta = o.if_contains("metadata");
+  const auto* uid = meta && meta->is_object() ? meta->as_object().if_contains("uid") : nullptr;
+  return uid && uid->is_string() ? std::string(uid->as_string()) : "";
+}
+
+}  // namespace
+
+SyncController::SyncController(kube::RestClient& host, boost::asio::any_io_executor executor,
+                               Informers informers, cluster::MemberRegistry& members,
+                               kube::EventRecorder& events, SyncControllerOptions options)
+    : host_(host),
+      executor_(std::move(executor)),
+      informers_(informers),
+      members_(members),
+      events_(events),
+      options_(std::move(options)) {}
+
+void SyncController::watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
+                           kube::SharedInformer& bindings, kube::SharedInformer& clusters) {
+  // The template (generation), overrides and deletion of the FederatedDeployment.
+  controller.watch(
+      federatedDeployments, kube::mapToSelf(),
+      kube::Predicate{nullptr,
+                      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+                        return kube::generationChanged().update(a, b) ||
+                               a->at("metadata").as_object().contains("deletionTimestamp") !=
+                                   b->at("metadata").as_object().contains("deletionTimestamp");
+                      },
+                      nullptr});
+  // spec.clusters (the scheduler's result); our own status writes do not matter.
+  controller.watch(bindings, kube::mapToSelf(), kube::generationChanged());
+  // A cluster whose readiness changed: retry (or report) the bindings placed on it. Status
+  // writes that only move resources do not matter here.
+  controller.watch(
+      clusters,
+      [&bindings](const kube::ObjectPtr& fc) {
+        std::vector<std::string> keys;
+        for (const auto& rb : bindings.store().byIndex("cluster", kube::objectKey(*fc)))
+          keys.push_back(kube::objectKey(*rb));
+        return keys;
+      },
+      kube::Predicate{nullptr,
+                      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+                        return readyStatus(*a) != readyStatus(*b);
+                      },
+                      nullptr});
+}
+
+std::string SyncController::readyProblem(const std::string& cluster) const {
+  const auto fc = informers_.clusters.store().get(cluster);
+  if (!fc) return "cluster " + cluster + " is not registered";
+  auto decoded = fromObject<api::FederatedCluster>(fc);
+  if (!decoded) return "cluster " + cluster + " cannot be read";
+  const auto* ready = api::findCondition(decoded->status.conditions, "Ready");
+  if (!ready) return "cluster " + cluster + " has not been probed yet";
+  if (ready->status != "True") return "cluster " + cluster + " is not ready: " + ready->message;
+  return "";
+}
+
+ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
+                                           const std::string& key, const std::string& cluster,
+                                           int32_t replicas, bool* retry) {
+  ClusterOutcome out{cluster, propagation::kOK, "", true};
+  auto fail = [&](const char* state, std::string message) {
+    out.propagation = state;
+    out.message = std::move(message);
+    return out;
+  };
+  if (auto problem = readyProblem(cluster); !problem.empty()) {
+    *retry = true;
+    return fail(propagation::kClusterNotReady, problem);
+  }
+  auto member = members_.get(cluster);
+  if (!member || !member->synced()) {
+    *retry = true;
+    return fail(propagation::kClusterNotReady, "no connection to " + cluster + " yet");
+  }
+  auto desired = desiredMemberDeployment(fd, key, cluster, replicas);
+  if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
+
+  const auto& ns = fd.metadata.namespace_;
+  const auto& name = fd.metadata.name;
+  auto& client = member->client();
+  std::optional<json::object> live;
+  if (auto cached = member->deployments().store().get(key)) live = *cached;
+  if (!live) {
+    // Not among the objects Flotilla manages there: is there one of that name that it does not?
+    auto got = await(member->executor(), client.get(resources::kDeployments, ns, name));
+    if (got) {
+      live = std::move(*got);
+    } else if (got.error().code != 404) {
+      if (unreachable(got.error())) {
+        *retry = true;
+        return fail(propagation::kClusterNotReady, got.error().message);
+      }
+      return fail(propagation::kCreationFailed, got.error().message);
+    } else {
+      // The namespace first, labelled as Flotilla's (kept when the workload goes: other objects
+      // may live there).
+      auto nsObject = await(member->executor(), client.get(resources::kNamespaces, "", ns));
+      if (!nsObject && nsObject.error().code == 404) {
+        json::object n{
+            {"apiVersion", "v1"},
+            {"kind", "Namespace"},
+            {"metadata",
+             json::object{{"name", ns},
+                          {"labels", json::object{{kManagedByLabel, kManagedByValue}}}}}};
+        auto created = await(member->executor(), client.create(resources::kNamespaces, "", n));
+        if (!created && created.error().code != 409) {
+          if (unreachable(created.error())) *retry = true;
+          return fail(propagation::kCreationFailed,
+                      "creating namespace " + ns + ": " + created.error().message);
+        }
+      }
+    }
+  }
+  if (live && !managedFor(*live, key)) {
+    const std::string owner = managingBinding(*live);
+    return fail(propagation::kCreationFailed,
+                "Deployment " + key + " already exists on " + cluster + " and is " +
+                    (owner.empty() ? std::string("not managed by Flotilla")
+                                   : "managed by Flotilla for binding " + owner) +
+                    "; leaving it untouched");
+  }
+  if (live && holds(json::value(*live), json::value(*desired))) return out;
+
+  kube::WriteOptions apply;
+  apply.fieldManager = kFieldManager;
+  apply.force = true;  // Flotilla owns what it applies (a kubectl edit on the member is reverted)
+  auto applied = await(member->executor(), client.apply(resources::kDeployments, *desired, apply));
+  if (!applied) {
+    if (unreachable(applied.error())) {
+      *retry = true;
+      return fail(propagation::kClusterNotReady, applied.error().message);
+    }
+    return fail(live ? propagation::kUpdateFailed : propagation::kCreationFailed,
+                applied.error().message);
+  }
+  log::info(kName, key,
+            std::string(live ? "updated" : "created") + " the Deployment on " + cluster);
+  return out;
+}
+
+api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedDeployment& fd,
+                                                           const std::string& key) {
+  if (std::find(fd.metadata.finalizers.begin(), fd.metadata.finalizers.end(), kCleanupFinalizer) ==
+      fd.metadata.finalizers.end())
+    return kube::ReconcileResult{};
+  const bool skip = fd.metadata.annotations.count(kSkipMemberCleanupAnnotation) &&
+                    fd.metadata.annotations.at(kSkipMemberCleanupAnnotation) == "true";
+  std::string waiting;
+  if (!skip) {
+    for (const auto& cluster : members_.names()) {
+      auto member = members_.get(cluster);
+      if (!member) continue;
+      if (!member->synced() || !readyProblem(cluster).empty()) {
+        // Its objects cannot be seen or removed now; retried until it is back (or the user sets
+        // flotilla.io/skip-member-cleanup, docs/operator.md).
+        if (!member->deployments().store().byIndex(cluster::kBindingIndex, key).empty() ||
+            !member->synced()) {
+          waiting += (waiting.empty() ? "" : ", ") + cluster;
+        }
+        continue;
+      }
+      for (const auto& o : member->deployments().store().byIndex(cluster::kBindingIndex, key)) {
+        if (!managedFor(*o, key)) continue;
+        kube::DeleteOptions options;
+        options.preconditionUid = uidOf(*o);
+        auto gone = await(member->executor(),
+                          member->client().remove(resources::kDeployments, fd.metadata.namespace_,
+                                                  fd.metadata.name, options));
+        if (!gone && gone.error().code != 404 && gone.error().code != 409) {
+          waiting += (waiting.empty() ? "" : ", ") + cluster + " (" + gone.error().message + ")";
+        } else {
+          log::info(kName, key, "deleted the Deployment on " + cluster);
+        }
+      }
+    }
+  }
+  if (!waiting.empty()) {
+    events_.event(involved(fd), "Warning", "CleanupPending",
+                  "waiting to remove the member Deployments on " + waiting);
+    return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
+  }
+  auto removed = await(
+      executor_, host_.updateWithRetry(resources::kFederatedDeployments, fd.metadata.namespace_,
+                                       fd.metadata.name, [](json::object& o) -> api::Result<bool> {
+                                         auto* meta = o["metadata"].if_object();
+                                         auto* list =
+                                             meta ? meta->if_contains("finalizers") : nullptr;
+                                         if (!list || !list->is_array()) return false;
+                                         auto& arr = list->as_array();
+                                         const auto before = arr.size();
+                                         arr.erase(std::remove(arr.begin(), arr.end(),
+                                                               json::value(kCleanupFinalizer)),
+                                                   arr.end());
+                                         return arr.size() != before;
+                                       }));
+  if (!removed && removed.error().code != 404) return removed.error();
+  return kube::ReconcileResult{};
+}
+
+api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& key) {
+  const auto fdObject = informers_.federatedDeployments.store().get(key);
+  std::optional<api::FederatedDeployment> fd;
+  if (fdObject) {
+    auto decoded = fromObject<api::FederatedDeployment>(fdObject);
+    if (!decoded) {
+      log::error(kName, key, "cannot decode the FederatedDeployment: " + decoded.error().message);
+      return kube::ReconcileResult{};
+    }
+    fd = std::move(*decoded);
+  }
+  if (fd && fd->metadata.deletionTimestamp) return cleanup(*fd, key);
+  const auto rbObject = informers_.bindings.store().get(key);
+  if (!fd || !rbObject) return kube::ReconcileResult{};
+  auto rb = fromObject<api::ResourceBinding>(rbObject);
+  if (!rb) {
+    log::error(kName, key, "cannot decode the ResourceBinding: " + rb.error().message);
+    return kube::ReconcileResult{};
+  }
+  if (rb->metadata.deletionTimestamp) return kube::ReconcileResult{};
+
+  bool retry = false;
+  std::vector<ClusterOutcome> outcomes;
+  std::set<std::string> targets;
+  for (const auto& t : rb->spec.clusters) {
+    targets.insert(t.name);
+    outcomes.push_back(syncCluster(*fd, key, t.name, t.replicas, &retry));
+  }
+  // Clusters no longer targeted: remove what Flotilla put there for this binding, and only that.
+  for (const auto& cluster : members_.names()) {
+    if (targets.count(cluster)) continue;
+    auto member = members_.get(cluster);
+    if (!member) continue;
+    for (const auto& o : member->deployments().store().byIndex(cluster::kBindingIndex, key)) {
+      if (!managedFor(*o, key)) continue;
+      kube::DeleteOptions options;
+      options.preconditionUid = uidOf(*o);
+      auto gone = await(member->executor(),
+                        member->client().remove(resources::kDeployments, fd->metadata.namespace_,
+                                                fd->metadata.name, options));
+      if (!gone && gone.error().code != 404 && gone.error().code != 409) {
+        retry = true;
+        outcomes.push_back({cluster, propagation::kDeletionFailed, gone.error().message, false});
+      } else {
+        log::info(kName, key, "removed the Deployment from " + cluster + " (no longer targeted)");
+        outcomes.push_back({cluster, propagation::kOK, "", false});
+      }
+    }
+  }
+
+  const auto status = syncStatus(*rb, outcomes, api::formatRfc3339(options_.wallClock()));
+  json::object before = toObject(*rb);
+  const json::value after = api::encode(status);
+  if (!sameStatus(before, after)) {
+    // Events for clusters whose state turned into a failure.
+    std::map<std::string, std::string> was;
+    for (const auto& item : rb->status.aggregatedStatus) was[item.clusterName] = item.propagation;
+    for (const auto& o : outcomes) {
+      if (o.propagation == propagation::kOK || was[o.cluster] == o.propagation) continue;
+      events_.event(involved(*rb), "Warning", o.propagation, o.cluster + ": " + o.message);
+      log::warn(kName, key, o.cluster + ": " + o.propagation + ": " + o.message);
+    }
+    before["status"] = after;
+    auto written = await(executor_, host_.updateStatus(resources::kResourceBindings, before));
+    if (!written) return retryOnConflict(written.error());
+  }
+  if (retry)
+    return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
+  return kube::ReconcileResult{};
+}
+
+}  // namespace flotilla::controllers::sync

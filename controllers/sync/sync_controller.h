@@ -1,0 +1,53 @@
+// The sync controller (DESIGN §5; issue #11): per ResourceBinding, the member Deployment on every
+// target cluster (server-side apply, field manager "flotilla"), removal from clusters no longer
+// targeted, never touching objects Flotilla does not manage, per-cluster propagation state and
+// FullyApplied on the binding, and the cleanup finalizer of the FederatedDeployment.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <functional>
+
+#include "api/time.h"
+#include "controllers/cluster/member_registry.h"
+#include "controllers/sync/sync_status.h"
+#include "kube/controller/controller.h"
+#include "kube/events/event_recorder.h"
+
+namespace flotilla::controllers::sync {
+
+struct Informers {
+  const kube::SharedInformer& federatedDeployments;
+  const kube::SharedInformer& bindings;
+  const kube::SharedInformer& clusters;
+};
+
+struct SyncControllerOptions {
+  std::chrono::nanoseconds retryNotReady = std::chrono::seconds(5);
+  std::function<api::Clock::time_point()> wallClock = api::Clock::now;
+};
+
+class SyncController final : public kube::Reconciler {
+ public:
+  SyncController(kube::RestClient& host, boost::asio::any_io_executor executor, Informers informers,
+                 cluster::MemberRegistry& members, kube::EventRecorder& events,
+                 SyncControllerOptions options = {});
+  api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
+  void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
+             kube::SharedInformer& bindings, kube::SharedInformer& clusters);
+
+ private:
+  ClusterOutcome syncCluster(const api::FederatedDeployment& fd, const std::string& key,
+                             const std::string& cluster, int32_t replicas, bool* retry);
+  api::Result<kube::ReconcileResult> cleanup(const api::FederatedDeployment& fd,
+                                             const std::string& key);
+  std::string readyProblem(const std::string& cluster) const;
+
+  kube::RestClient& host_;
+  boost::asio::any_io_executor executor_;
+  Informers informers_;
+  cluster::MemberRegistry& members_;
+  kube::EventRecorder& events_;
+  SyncControllerOptions options_;
+};
+
+}  // namespace flotilla::controllers::sync

@@ -1,0 +1,54 @@
+#include "controllers/sync/sync_status.h"
+
+#include <algorithm>
+#include <map>
+
+#include "api/conditions.h"
+
+namespace flotilla::controllers::sync {
+
+api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
+                                      const std::vector<ClusterOutcome>& outcomes,
+                                      const std::string& now) {
+  api::ResourceBindingStatus status = binding.status;
+  std::map<std::string, api::AggregatedStatusItem> previous;
+  for (const auto& item : status.aggregatedStatus) previous[item.clusterName] = item;
+
+  std::vector<api::AggregatedStatusItem> items;
+  std::string problems;
+  bool anyTarget = false;
+  for (const auto& o : outcomes) {
+    anyTarget = anyTarget || o.target;
+    const bool ok = o.propagation == propagation::kOK;
+    if (!ok) {
+      if (!problems.empty()) problems += "; ";
+      problems += o.cluster + ": " + o.propagation + (o.message.empty() ? "" : ": " + o.message);
+    }
+    if (!o.target && ok) continue;  // removed cleanly: no entry
+    api::AggregatedStatusItem item;
+    if (auto it = previous.find(o.cluster); it != previous.end()) item = it->second;
+    item.clusterName = o.cluster;
+    item.applied = ok && o.target;
+    item.propagation = o.propagation;
+    item.message = ok ? "" : o.message;
+    if (item.health.empty()) item.health = "Unknown";
+    items.push_back(std::move(item));
+  }
+  std::sort(items.begin(), items.end(),
+            [](const auto& a, const auto& b) { return a.clusterName < b.clusterName; });
+  status.aggregatedStatus = std::move(items);
+  if (anyTarget || !problems.empty()) {
+    const int64_t generation = binding.metadata.generation;
+    if (problems.empty()) {
+      api::setCondition(status.conditions, "FullyApplied", "True", "FullyAppliedSuccess",
+                        "the current template and replicas are applied on every target cluster",
+                        generation, now);
+    } else {
+      api::setCondition(status.conditions, "FullyApplied", "False", "FullyAppliedFailed", problems,
+                        generation, now);
+    }
+  }
+  return status;
+}
+
+}  // namespace flotilla::controllers::sync

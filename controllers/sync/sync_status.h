@@ -1,0 +1,38 @@
+// The ResourceBinding status the sync controller writes: per target cluster whether the current
+// template and replica count are applied (aggregatedStatus[].applied, propagation, message), and
+// the FullyApplied condition. Fields the status controller owns (health, replicas,
+// readyReplicas) are kept as they are.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/flotilla_types.h"
+
+namespace flotilla::controllers::sync {
+
+namespace propagation {
+inline constexpr const char* kOK = "OK";
+inline constexpr const char* kPendingCreate = "PendingCreate";
+inline constexpr const char* kCreationFailed = "CreationFailed";
+inline constexpr const char* kUpdateFailed = "UpdateFailed";
+inline constexpr const char* kDeletionFailed = "DeletionFailed";
+inline constexpr const char* kClusterNotReady = "ClusterNotReady";
+}  // namespace propagation
+
+struct ClusterOutcome {
+  std::string cluster;
+  std::string propagation;  // one of propagation::k*
+  std::string message;
+  bool target = true;  // false: an object being removed from a cluster no longer targeted
+};
+
+// The status after a sync pass. Entries: one per target cluster (sorted by name), plus
+// non-targets whose removal failed. FullyApplied is True/FullyAppliedSuccess when every target is
+// OK and nothing failed to be removed, else False/FullyAppliedFailed with one "cluster:
+// Propagation: message" part per problem. Nothing is said while the binding has no targets.
+api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
+                                      const std::vector<ClusterOutcome>& outcomes,
+                                      const std::string& now);
+
+}  // namespace flotilla::controllers::sync

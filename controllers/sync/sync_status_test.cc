@@ -1,0 +1,86 @@
+#include "controllers/sync/sync_status.h"
+
+#include <gtest/gtest.h>
+
+#include "api/conditions.h"
+
+namespace flotilla::controllers::sync {
+namespace {
+
+constexpr const char* kT0 = "2026-11-23T10:00:00Z";
+constexpr const char* kT1 = "2026-11-23T10:05:00Z";
+
+api::ResourceBinding binding() {
+  api::ResourceBinding rb;
+  rb.metadata.name = "web";
+  rb.metadata.namespace_ = "demo";
+  rb.metadata.generation = 4;
+  rb.spec.clusters = {{"member1", 2}, {"member2", 4}};
+  return rb;
+}
+
+TEST(SyncStatus, AllAppliedIsFullyApplied) {
+  auto rb = binding();
+  // The status controller's fields survive.
+  rb.status.aggregatedStatus = {
+      {.clusterName = "member2", .health = "Healthy", .replicas = 4, .readyReplicas = 4}};
+  const auto s = syncStatus(
+      rb, {{"member2", propagation::kOK, "", true}, {"member1", propagation::kOK, "", true}}, kT0);
+  const auto* c = api::findCondition(s.conditions, "FullyApplied");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, "True");
+  EXPECT_EQ(c->reason, "FullyAppliedSuccess");
+  EXPECT_EQ(c->observedGeneration, 4);
+  ASSERT_EQ(s.aggregatedStatus.size(), 2u);
+  EXPECT_EQ(s.aggregatedStatus[0].clusterName, "member1");  // sorted
+  EXPECT_TRUE(s.aggregatedStatus[0].applied);
+  EXPECT_EQ(s.aggregatedStatus[0].health, "Unknown");
+  EXPECT_EQ(s.aggregatedStatus[1].health, "Healthy");
+  EXPECT_EQ(s.aggregatedStatus[1].readyReplicas, 4);
+  EXPECT_EQ(s.aggregatedStatus[1].propagation, "OK");
+}
+
+TEST(SyncStatus, FailuresArePerClusterAndNamed) {
+  const auto s = syncStatus(
+      binding(),
+      {{"member1", propagation::kOK, "", true},
+       {"member2", propagation::kCreationFailed, "Deployment demo/web already exists", true},
+       {"member3", propagation::kDeletionFailed, "forbidden", false}},
+      kT0);
+  const auto* c = api::findCondition(s.conditions, "FullyApplied");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, "False");
+  EXPECT_EQ(c->reason, "FullyAppliedFailed");
+  EXPECT_EQ(c->message,
+            "member2: CreationFailed: Deployment demo/web already exists; member3: "
+            "DeletionFailed: forbidden");
+  ASSERT_EQ(s.aggregatedStatus.size(), 3u);
+  EXPECT_FALSE(s.aggregatedStatus[1].applied);
+  EXPECT_EQ(s.aggregatedStatus[2].clusterName, "member3");
+  EXPECT_FALSE(s.aggregatedStatus[2].applied);
+}
+
+TEST(SyncStatus, CleanRemovalLeavesNoEntryAndTransitionsAreHonest) {
+  auto rb = binding();
+  rb.status = syncStatus(rb, {{"member1", propagation::kClusterNotReady, "down", true}}, kT0);
+  const auto before = *api::findCondition(rb.status.conditions, "FullyApplied");
+  // Still failing, another message: the transition time stays.
+  rb.status = syncStatus(rb, {{"member1", propagation::kClusterNotReady, "still down", true}}, kT1);
+  EXPECT_EQ(api::findCondition(rb.status.conditions, "FullyApplied")->lastTransitionTime,
+            before.lastTransitionTime);
+  rb.status = syncStatus(
+      rb, {{"member1", propagation::kOK, "", true}, {"member9", propagation::kOK, "", false}}, kT1);
+  EXPECT_EQ(api::findCondition(rb.status.conditions, "FullyApplied")->lastTransitionTime, kT1);
+  ASSERT_EQ(rb.status.aggregatedStatus.size(), 1u);
+  EXPECT_EQ(rb.status.aggregatedStatus[0].message, "");
+}
+
+TEST(SyncStatus, NothingToSayWithoutTargets) {
+  auto rb = binding();
+  rb.spec.clusters.clear();
+  const auto s = syncStatus(rb, {}, kT0);
+  EXPECT_EQ(api::findCondition(s.conditions, "FullyApplied"), nullptr);
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::sync

@@ -1,0 +1,109 @@
+# Shared by the operator e2e suites: a fleet (flotilla-sim's default topology, or the real
+# clusters named by FLOTILLA_E2E_HOST_KUBECONFIG and FLOTILLA_E2E_MEMBER_KUBECONFIGS), operators
+# started as separate processes, and helpers to read what they did. Needs SIM, OPERATOR and ROOT.
+# Real clusters: the member names must be member1, member2 and member3 (the demo policy weights
+# them); NS is the namespace the suite works in.
+WORK=$(mktemp -d)
+REAL=${FLOTILLA_E2E_HOST_KUBECONFIG:+1}
+export KUBECACHEDIR=$WORK/kube-cache
+PERIOD=1  # --cluster-probe-period in seconds; thresholds below are in probe periods
+cleanup() {
+  for pid in $(cat "$WORK"/operator-*.pid 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+  if [[ -z $REAL ]]; then "$SIM" down --dir "$WORK/fleet" >/dev/null 2>&1; fi
+  if [[ -n $REAL ]]; then  # the suite's namespace; the registered members stay for the next suite
+    kubectl delete ns "$NS" --wait=false >/dev/null 2>&1
+    for m in "${!MEMBER_KUBECONFIG[@]}"; do
+      kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" delete ns "$NS" --wait=false >/dev/null 2>&1
+    done
+  fi
+  if [[ -n ${KEEP_WORK:-} ]]; then echo "work dir: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+# --- The fleet ---
+if [[ -z $REAL ]]; then
+  export HOME=$WORK
+  "$SIM" up -f "$ROOT/config/samples/sim/topology.yaml" --dir "$WORK/fleet" >"$WORK/up.log" 2>&1 ||
+    { cat "$WORK/up.log"; exit 1; }
+  export KUBECONFIG=$WORK/fleet/host.kubeconfig
+  declare -A MEMBER_KUBECONFIG=([member1]=$WORK/fleet/member1.kubeconfig
+    [member2]=$WORK/fleet/member2.kubeconfig [member3]=$WORK/fleet/member3.kubeconfig)
+else
+  export KUBECONFIG=$FLOTILLA_E2E_HOST_KUBECONFIG
+  declare -A MEMBER_KUBECONFIG=()
+  IFS=, read -ra pairs <<<"${FLOTILLA_E2E_MEMBER_KUBECONFIGS:?set name=path,... for the members}"
+  for pair in "${pairs[@]}"; do MEMBER_KUBECONFIG[${pair%%=*}]=${pair#*=}; done
+  kubectl apply -f "$ROOT/crds/" >/dev/null
+  kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
+  kubectl create namespace flotilla-system >/dev/null 2>&1
+  declare -A REGION=([member1]=eu-west [member2]=eu-west [member3]=us-east)
+  declare -A ZONE=([member1]=eu-west-1a [member2]=eu-west-1b [member3]=us-east-1a)
+  for m in member1 member2 member3; do
+    kc=${MEMBER_KUBECONFIG[$m]:?FLOTILLA_E2E_MEMBER_KUBECONFIGS must name $m}
+    server=$(kubectl --kubeconfig "$kc" config view --minify --raw -o jsonpath='{.clusters[0].cluster.server}')
+    kubectl -n flotilla-system create secret generic "$m-credentials" --from-file=kubeconfig="$kc" \
+      --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+    kubectl apply -f - >/dev/null <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedCluster
+metadata: {name: $m, labels: {env: demo}}
+spec:
+  apiEndpoint: $server
+  secretRef: {namespace: flotilla-system, name: $m-credentials}
+  provider: real
+  region: ${REGION[$m]}
+  zone: ${ZONE[$m]}
+YAML
+    # A control plane without kubelets has no nodes: give it two that say what they offer.
+    if [[ -z $(kubectl --kubeconfig "$kc" get nodes -o name) ]]; then
+      for n in 1 2; do
+        kubectl --kubeconfig "$kc" create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata: {name: $m-node-$n}
+YAML
+        kubectl --kubeconfig "$kc" patch node "$m-node-$n" --subresource=status --type merge -p \
+          '{"status":{"capacity":{"cpu":"8","memory":"32Gi","pods":"110"},"allocatable":{"cpu":"8","memory":"32Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"e2e"}]}}' >/dev/null
+      done
+    fi
+  done
+fi
+NS=${NS:-demo}
+[[ -n $REAL ]] && NS=e2e-$NS
+
+# start_operator NAME [flags...]: starts an operator and waits until it serves /readyz.
+start_operator() {
+  local name=$1
+  shift
+  "$OPERATOR" --cluster-probe-period ${PERIOD}s --cluster-failover-grace 30s \
+    --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 0 \
+    --leader-election-lease-duration 4s --leader-election-renew-deadline 3s \
+    --leader-election-retry-period 500ms "$@" >>"$WORK/operator-$name.log" 2>&1 &
+  echo $! >"$WORK/operator-$name.pid"
+  eventually 20 grep -q "serving /healthz" "$WORK/operator-$name.log" ||
+    { e2e_fail "operator $name did not start: $(cat "$WORK/operator-$name.log")"; return 1; }
+}
+operator_port() { grep -o 'serving /healthz, /readyz and /metrics on https://127.0.0.1:[0-9]*' "$WORK/operator-$1.log" | tail -1 | grep -o '[0-9]*$'; }
+metrics() { curl -sk "https://127.0.0.1:$(operator_port "$1")/metrics"; }
+stop_operator() {  # NAME SIGNAL
+  local pid
+  pid=$(cat "$WORK/operator-$1.pid") && kill -"$2" "$pid" && wait "$pid" 2>/dev/null
+  local code=$?
+  rm -f "$WORK/operator-$1.pid"
+  return $code
+}
+rb_field() { kubectl get rb "$1" -n $NS -o jsonpath="$2" 2>/dev/null; }
+scheduled() { [[ $(rb_field "$1" '{.status.conditions[?(@.type=="Scheduled")].status}') == True ]]; }
+placement_sum() { rb_field "$1" '{range .spec.clusters[*]}{.replicas}{"\n"}{end}' | awk '{s+=$1} END {print s+0}'; }
+
+
+# mkubectl MEMBER args...: kubectl against a member.
+mkubectl() { local m=$1; shift; kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" "$@"; }
+
+# writes KUBECONFIG: the write requests (create/update/patch/apply/delete) the API server has
+# served, leader-election Leases and Events aside (from kube-apiserver's apiserver_request_total).
+writes() {
+  kubectl --kubeconfig "$1" get --raw /metrics 2>/dev/null |
+    awk '/^apiserver_request_total\{/ && /verb="(CREATE|UPDATE|PATCH|APPLY|DELETE|DELETECOLLECTION)"/ &&
+         !/resource="(leases|events)"/ { s += $NF } END { print s + 0 }'
+}
