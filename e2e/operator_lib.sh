@@ -41,6 +41,11 @@ else
   for m in member1 member2 member3; do
     kc=${MEMBER_KUBECONFIG[$m]:?FLOTILLA_E2E_MEMBER_KUBECONFIGS must name $m}
     server=$(kubectl --kubeconfig "$kc" config view --minify --raw -o jsonpath='{.clusters[0].cluster.server}')
+    # A registration left terminating by an earlier run (its operator gone) is released first.
+    if [[ -n $(kubectl get fc "$m" -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null) ]]; then
+      kubectl patch fc "$m" --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+      kubectl wait --for=delete fc/"$m" --timeout=30s >/dev/null
+    fi
     kubectl -n flotilla-system create secret generic "$m-credentials" --from-file=kubeconfig="$kc" \
       --dry-run=client -o yaml | kubectl apply -f - >/dev/null
     kubectl apply -f - >/dev/null <<YAML
@@ -69,7 +74,7 @@ YAML
   done
 fi
 NS=${NS:-demo}
-[[ -n $REAL ]] && NS=e2e-$NS
+[[ -n $REAL ]] && NS=e2e-$NS-$(date +%s)  # fresh per run: a previous run's may still be terminating
 
 # start_operator NAME [flags...]: starts an operator and waits until it serves /readyz.
 start_operator() {
@@ -100,10 +105,15 @@ placement_sum() { rb_field "$1" '{range .spec.clusters[*]}{.replicas}{"\n"}{end}
 # mkubectl MEMBER args...: kubectl against a member.
 mkubectl() { local m=$1; shift; kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" "$@"; }
 
-# writes KUBECONFIG: the write requests (create/update/patch/apply/delete) the API server has
-# served, leader-election Leases and Events aside (from kube-apiserver's apiserver_request_total).
+# writes KUBECONFIG [member]: the write requests (POST/PUT/PATCH/APPLY/DELETE: create, update...) the API
+# server has served (kube-apiserver's apiserver_request_total), leader-election Leases and Events
+# aside. On a member only what Flotilla writes counts (Deployments and Namespaces, not
+# deployments/status, which the member's own deployment controller keeps writing).
 writes() {
   kubectl --kubeconfig "$1" get --raw /metrics 2>/dev/null |
-    awk '/^apiserver_request_total\{/ && /verb="(CREATE|UPDATE|PATCH|APPLY|DELETE|DELETECOLLECTION)"/ &&
-         !/resource="(leases|events)"/ { s += $NF } END { print s + 0 }'
+    awk -v member="${2:-}" '/^apiserver_request_total\{/ && /verb="(POST|PUT|CREATE|UPDATE|PATCH|APPLY|DELETE|DELETECOLLECTION)"/ &&
+         !/resource="(leases|events)"/ {
+           if (member != "" && !(/resource="(deployments|namespaces)"/ && /subresource=""/)) next
+           s += $NF
+         } END { print s + 0 }'
 }

@@ -79,7 +79,7 @@ eventually 10 settled
 if [[ -z $REAL ]]; then eventually 20 host_ready web 6; fi
 declare -A before_writes=()
 before_writes[host]=$(writes "$KUBECONFIG")
-for m in "${MEMBERS[@]}"; do before_writes[$m]=$(writes "${MEMBER_KUBECONFIG[$m]}"); done
+for m in "${MEMBERS[@]}"; do before_writes[$m]=$(writes "${MEMBER_KUBECONFIG[$m]}" member); done
 member_versions() { for m in "${MEMBERS[@]}"; do mkubectl "$m" get deploy -n "$NS" -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}'; done; }
 mv_before=$(member_versions)
 stop_operator a TERM
@@ -89,7 +89,13 @@ eventually 30 settled || e2e_fail "restarted operator should settle"
 eventually 10 bash -c "curl -sk https://127.0.0.1:$(operator_port a)/metrics | grep -q 'flotilla_controller_reconcile_total{controller=\"sync\"} [1-9]'"
 expect_eq "restart: host writes" "$(writes "$KUBECONFIG")" "${before_writes[host]}"
 for m in "${MEMBERS[@]}"; do
-  expect_eq "restart: $m writes" "$(writes "${MEMBER_KUBECONFIG[$m]}")" "${before_writes[$m]}"
+  if [[ -z $REAL ]]; then
+    expect_eq "restart: $m writes" "$(writes "${MEMBER_KUBECONFIG[$m]}" member)" "${before_writes[$m]}"
+  else
+    # A real member's own controllers (namespace deletion of earlier runs, garbage collection)
+    # also write Deployments; the resourceVersions below are the check there.
+    echo "restart: $m served $(($(writes "${MEMBER_KUBECONFIG[$m]}" member) - ${before_writes[$m]})) Deployment/Namespace writes (all clients)"
+  fi
 done
 expect_eq "restart: member Deployments untouched" "$(member_versions)" "$mv_before"
 

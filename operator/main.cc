@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
   ro.component = "flotilla-operator";
   char hostname[256] = {};
   if (gethostname(hostname, sizeof(hostname) - 1) == 0) ro.host = hostname;
-  kube::AggregatingEventRecorder recorder(sink, ro);
+  auto recorderOwner = std::make_unique<kube::AggregatingEventRecorder>(sink, ro);
+  kube::AggregatingEventRecorder& recorder = *recorderOwner;
 
   auto controllerOptions = [&options] {
     kube::ControllerOptions o;
@@ -198,7 +199,7 @@ int main(int argc, char** argv) {
   sync.watch(syncLoop, *federated, *bindings, *clusters);
 
   ctl::status::StatusController status(manager->client(), manager->executor(),
-                                       {*federated, *bindings, *deployments}, members);
+                                       {*federated, *bindings, *deployments, *clusters}, members);
   auto& statusLoop = manager->addController("status", status, controllerOptions());
   status.watch(statusLoop, *federated, *bindings, *deployments);
 
@@ -245,7 +246,12 @@ int main(int argc, char** argv) {
   // controllers, declared after it, are destroyed.
   scheduler.stop();
   members.stopAll();
-  recorder.flush();
+  recorderOwner.reset();  // writes what is pending while the client still exists
+  // The informers are the manager's (its factory holds them): drop ours so that they go with it,
+  // while its I/O context still exists.
+  for (auto* informer : {&clusters, &policies, &clusterPolicies, &federated, &bindings, &profiles,
+                         &extenders, &deployments})
+    informer->reset();
   manager.reset();
   spdlog::info("flotilla-operator stopped (exit {})", code);
   return code;

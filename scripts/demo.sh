@@ -4,9 +4,9 @@
 # Brings up a fleet (a host and three member clusters, each its own API server process), starts
 # flotilla-operator against the host, applies the policy and the Deployment with the real kubectl
 # and shows what the operator made of them: the members' readiness and resources, the
-# FederatedDeployment and the ResourceBinding with its placement. Everything keeps running until
-# Ctrl-C. (Propagation to the members and status collection come with the sync and status
-# controllers, issue #11.)
+# FederatedDeployment and the ResourceBinding with its placement, the Deployment running on the
+# members member by member, and the host's Deployment telling the truth (6/6). Everything keeps
+# running until Ctrl-C.
 set -euo pipefail
 build_dir=${1:-build}
 cd "$(dirname "$0")/.."
@@ -51,28 +51,44 @@ echo "-- 3. kubectl apply -f demo/00-namespace.yaml -f demo/02-policy.yaml -f de
 start=$(date +%s%N)
 kubectl apply -f config/samples/demo/00-namespace.yaml -f config/samples/demo/02-policy.yaml \
   -f config/samples/demo/03-deployment.yaml | sed 's/^/   /'
-scheduled() {
-  [[ $(kubectl get rb web -n demo -o jsonpath='{.status.conditions[?(@.type=="Scheduled")].status}' 2>/dev/null) == True ]]
+fully_applied() {
+  [[ $(kubectl get rb web -n demo -o jsonpath='{.status.conditions[?(@.type=="FullyApplied")].status}' 2>/dev/null) == True ]]
 }
-for _ in $(seq 1 300); do scheduled && break; sleep 0.05; done
-echo "   (scheduled $(( ($(date +%s%N) - start) / 1000000 )) ms after the apply)"
-echo "   kubectl get fdeploy,rb -n demo"
-kubectl get fdeploy,rb -n demo | sed 's/^/   /'
+host_ready() { [[ $(kubectl get deploy web -n demo -o jsonpath='{.status.readyReplicas}' 2>/dev/null) == 6 ]]; }
+for _ in $(seq 1 600); do fully_applied && break; sleep 0.05; done
+applied_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+for _ in $(seq 1 600); do host_ready && break; sleep 0.05; done
+echo "   (FullyApplied ${applied_ms} ms and 6/6 Ready $(( ($(date +%s%N) - start) / 1000000 )) ms after the apply)"
+echo "   kubectl get deploy,fdeploy,rb -n demo"
+kubectl get deploy,fdeploy,rb -n demo | sed 's/^/   /'
 echo "   kubectl get events -n demo"
 kubectl get events -n demo --sort-by=.lastTimestamp \
   -o custom-columns=TYPE:.type,REASON:.reason,OBJECT:.involvedObject.kind,MESSAGE:.message | sed 's/^/   /'
+
+echo
+echo "-- 4. On the members, member by member"
+for m in member1 member2 member3; do
+  echo "   kubectl --kubeconfig .run/$m.kubeconfig get deploy,pods -n demo"
+  kubectl --kubeconfig "$run_dir/$m.kubeconfig" get deploy,pods -n demo 2>&1 | sed 's/^/     /'
+done
+echo "   kubectl get fdeploy web -n demo -o jsonpath='{range .status.clusters[*]}...'"
+kubectl get fdeploy web -n demo -o jsonpath='{range .status.clusters[*]}{.name}: {.readyReplicas}/{.replicas} ready, propagation {.propagation}{"\n"}{end}' | sed 's/^/   /'
 
 cat <<MSG
 
 The fleet and the operator keep running (data in .run/). In another terminal:
    export KUBECONFIG=$run_dir/host.kubeconfig
-   kubectl scale deployment web -n demo --replicas 9        # ScaleSchedule, nothing moves
+   kubectl scale deployment web -n demo --replicas 9      # ScaleSchedule, running replicas stay
    kubectl get rb -n demo -w
-   kubectl edit pp demo-spread -n demo                      # change a weight: ReconcileSchedule
-   kubectl describe rb web -n demo                          # conditions, diagnosis, events
-   kill \$(cat $run_dir/member3.pid)   # member3 turns Unknown, tainted
-   curl -sk https://127.0.0.1:$port/metrics | grep flotilla_scheduler
-Not built yet: the sync and status controllers (issue #11) that run the workload on the members.
+   kubectl set image deployment/web -n demo web=nginx:1.28 && kubectl rollout status deployment/web -n demo
+   kubectl edit pp demo-spread -n demo                    # change a weight: ReconcileSchedule
+   kubectl patch fdeploy web -n demo --type merge -p '{"spec":{"overrides":[{"clusterName":"member1",
+     "patches":[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"nginx:canary"}]}]}}'
+   kubectl describe rb web -n demo                        # conditions, placement, events
+   kubectl --kubeconfig $run_dir/member2.kubeconfig get deploy,pods -n demo
+   kubectl delete deployment web -n demo                  # members first, then the rest
+   kill \$(cat $run_dir/member3.pid)                       # member3 turns Unknown, tainted
+   curl -sk https://127.0.0.1:$port/metrics | grep flotilla_
 Press Ctrl-C to stop the operator and the fleet.
 MSG
 while "$sim" status --dir "$run_dir" >/dev/null && kill -0 "$operator_pid" 2>/dev/null; do sleep 2; done

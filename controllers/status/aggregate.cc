@@ -47,7 +47,8 @@ void setDeploymentCondition(std::vector<api::DeploymentCondition>& conditions,
 
 Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBinding* binding,
                       const std::map<std::string, api::Deployment>& members,
-                      const api::Deployment* host, const std::string& now) {
+                      const api::Deployment* host, const std::string& now,
+                      const std::set<std::string>& unknown) {
   Aggregation out;
   std::map<std::string, int32_t> targets;
   if (binding)
@@ -59,6 +60,9 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
   std::set<std::string> clusters;
   for (const auto& [c, _] : targets) clusters.insert(c);
   for (const auto& [c, _] : members) clusters.insert(c);
+  std::map<std::string, api::ClusterDeploymentStatus> lastKnown;
+  for (const auto& c : fd.status.clusters)
+    if (unknown.count(c.name)) lastKnown[c.name] = c;
 
   auto& f = out.federated;
   f = fd.status;
@@ -69,7 +73,9 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
     api::ClusterDeploymentStatus cs;
     cs.name = cluster;
     const auto member = members.find(cluster);
-    if (member != members.end()) {
+    if (auto last = lastKnown.find(cluster); last != lastKnown.end() && member == members.end()) {
+      cs = last->second;  // cannot be seen now: what it said last
+    } else if (member != members.end()) {
       const auto& s = member->second.status;
       cs.replicas = s.replicas;
       cs.readyReplicas = s.readyReplicas;
@@ -132,7 +138,9 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
     if (auto it = synced.find(cluster); it != synced.end()) item = it->second;
     item.clusterName = cluster;
     const auto member = members.find(cluster);
-    if (member == members.end()) {
+    if (unknown.count(cluster) && member == members.end()) {
+      item.health = "Unknown";  // replicas: what was last reported
+    } else if (member == members.end()) {
       item.health = "Unknown";
       item.replicas = item.readyReplicas = 0;
     } else {
@@ -173,6 +181,14 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
         deadlineExceeded = true;
         deadlineMessage = cluster + ": " + p->message;
       }
+    }
+    for (const auto& [cluster, last] : lastKnown) {
+      if (members.count(cluster)) continue;
+      s.replicas += last.replicas;
+      s.updatedReplicas += last.updatedReplicas;
+      s.readyReplicas += last.readyReplicas;
+      s.availableReplicas += last.availableReplicas;
+      s.unavailableReplicas += last.unavailableReplicas;
     }
     for (const auto& [cluster, d] : members) {
       s.replicas += d.status.replicas;

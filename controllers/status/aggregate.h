@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,12 @@ struct Aggregation {
 //   (flotilla.io/source-generation) and observed by its own controller, and the placement is for
 //   the current replica count — so `kubectl rollout status` waits for every member (KubeAdmiral's
 //   rule). Conditions Available and Progressing as the deployment controller sets them.
+// `unknown`: clusters whose member objects cannot be seen now (not Ready): their last reported
+// per-cluster status is kept, their binding health is Unknown, and they hold the host's
+// observedGeneration back.
 Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBinding* binding,
                       const std::map<std::string, api::Deployment>& members,
-                      const api::Deployment* host, const std::string& now);
+                      const api::Deployment* host, const std::string& now,
+                      const std::set<std::string>& unknown = {});
 
 }  // namespace flotilla::controllers::status

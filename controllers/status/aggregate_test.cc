@@ -182,3 +182,28 @@ TEST(Aggregate, NoPlacementYet) {
 
 }  // namespace
 }  // namespace flotilla::controllers::status
+
+namespace flotilla::controllers::status {
+namespace {
+
+TEST(Aggregate, AClusterThatCannotBeSeenKeepsItsLastReport) {
+  const auto b = rb();
+  auto h = host();
+  auto f = fd();
+  const auto first =
+      aggregate(f, &b, {{"member1", member(2, 2)}, {"member2", member(4, 4)}}, &h, kNow);
+  f.status = first.federated;
+  h.status = *first.host;
+  h.metadata.generation = 6;  // a new template while member2 is down
+  const auto a = aggregate(f, &b, {{"member1", member(2, 2, "6")}}, &h, kNow, {"member2"});
+  ASSERT_EQ(a.federated.clusters.size(), 2u);
+  EXPECT_EQ(a.federated.clusters[1].readyReplicas, 4);  // what member2 said last
+  EXPECT_EQ(a.federated.ready, "6/6");
+  EXPECT_EQ(a.bindings[1].health, "Unknown");
+  EXPECT_EQ(a.bindings[1].readyReplicas, 0);  // rb() had none reported for it
+  EXPECT_EQ(a.host->observedGeneration, 5);   // member2 has not seen generation 6
+  EXPECT_EQ(a.host->readyReplicas, 6);
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::status

@@ -1,7 +1,11 @@
 #include "controllers/status/status_controller.h"
 
+#include <set>
+
+#include "api/conditions.h"
 #include "controllers/common/await.h"
 #include "controllers/common/log.h"
+#include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
 #include "controllers/status/aggregate.h"
 
@@ -42,6 +46,15 @@ void StatusController::watch(kube::Controller& controller,
   controller.watch(deployments, kube::mapToSelf(), kube::generationChanged());
 }
 
+bool StatusController::clusterReady(const std::string& cluster) const {
+  auto fc = informers_.clusters.store().get(cluster);
+  if (!fc) return false;
+  auto decoded = fromObject<api::FederatedCluster>(fc);
+  if (!decoded) return false;
+  const auto* ready = api::findCondition(decoded->status.conditions, "Ready");
+  return ready && ready->status == "True";
+}
+
 api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string& key) {
   const auto fdObject = informers_.federatedDeployments.store().get(key);
   if (!fdObject) return kube::ReconcileResult{};
@@ -64,41 +77,81 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
     }
   }
   std::map<std::string, api::Deployment> members;
+  std::set<std::string> unknown;
   for (const auto& cluster : members_.names()) {
     auto member = members_.get(cluster);
-    if (!member) continue;
+    if (!member || !member->synced()) continue;
     for (const auto& o : member->deployments().store().byIndex(cluster::kBindingIndex, key)) {
       if (auto d = fromObject<api::Deployment>(o)) members[cluster] = std::move(*d);
     }
   }
+  if (rb) {
+    for (const auto& target : rb->spec.clusters) {
+      auto member = members_.get(target.name);
+      if (member && member->synced()) continue;
+      // Not connected yet (the operator just started) while the cluster is Ready: wait rather
+      // than report zero replicas; a cluster that is not Ready keeps what it said last.
+      if (clusterReady(target.name)) return kube::ReconcileResult{false, std::chrono::seconds(1)};
+      unknown.insert(target.name);
+    }
+  }
   const std::string now = api::formatRfc3339(wallClock_());
-  const auto result = aggregate(*fd, rb ? &*rb : nullptr, members, host ? &*host : nullptr, now);
+  const auto result =
+      aggregate(*fd, rb ? &*rb : nullptr, members, host ? &*host : nullptr, now, unknown);
 
   // Each status only when it changed (the FederatedDeployment's first: READY is what users read).
-  json::object fdJson = *fdObject;
+  // A lost race is retried on the fresh object with the same result applied.
   const json::value fdStatus = api::encode(result.federated);
-  if (!sameStatus(fdJson, fdStatus)) {
-    fdJson["status"] = fdStatus;
-    auto written = await(executor_, host_.updateStatus(resources::kFederatedDeployments, fdJson));
-    if (!written) return retryOnConflict(written.error());
-  }
+  auto fdWritten = writeStatus(host_, executor_, resources::kFederatedDeployments, *fdObject,
+                               [&](json::object& object) -> api::Result<bool> {
+                                 if (sameStatus(object, fdStatus)) return false;
+                                 object["status"] = fdStatus;
+                                 return true;
+                               });
+  if (!fdWritten) return retryOnConflict(fdWritten.error());
   if (rb) {
-    api::ResourceBindingStatus next = rb->status;
-    next.aggregatedStatus = result.bindings;
-    const json::value after = api::encode(next);
-    json::object rbJson = toObject(*rb);
-    if (!sameStatus(rbJson, after)) {
-      rbJson["status"] = after;
-      auto written = await(executor_, host_.updateStatus(resources::kResourceBindings, rbJson));
-      if (!written) return retryOnConflict(written.error());
-    }
+    // Only the fields this controller owns (health, replicas, readyReplicas); the sync
+    // controller's (applied, propagation, message) are taken from the object being written.
+    std::map<std::string, api::AggregatedStatusItem> mine;
+    for (const auto& item : result.bindings) mine[item.clusterName] = item;
+    auto rbWritten = writeStatus(host_, executor_, resources::kResourceBindings, toObject(*rb),
+                                 [&](json::object& object) -> api::Result<bool> {
+                                   auto current = fromObject<api::ResourceBinding>(object);
+                                   if (!current) return current.error();
+                                   api::ResourceBindingStatus next = current->status;
+                                   std::map<std::string, api::AggregatedStatusItem> merged;
+                                   for (const auto& item : next.aggregatedStatus)
+                                     merged[item.clusterName] = item;
+                                   for (const auto& [cluster, item] : mine) {
+                                     auto& m = merged[cluster];
+                                     m.clusterName = cluster;
+                                     m.health = item.health;
+                                     m.replicas = item.replicas;
+                                     m.readyReplicas = item.readyReplicas;
+                                   }
+                                   // Entries neither controller has anything to say about any more
+                                   // go.
+                                   next.aggregatedStatus.clear();
+                                   for (auto& [cluster, item] : merged) {
+                                     if (!mine.count(cluster) && item.propagation.empty()) continue;
+                                     next.aggregatedStatus.push_back(std::move(item));
+                                   }
+                                   const json::value status = api::encode(next);
+                                   if (sameStatus(object, status)) return false;
+                                   object["status"] = status;
+                                   return true;
+                                 });
+    if (!rbWritten) return retryOnConflict(rbWritten.error());
   }
   if (host && result.host) {
     api::Deployment next = *host;
     next.status = *result.host;
     // Compare through the typed status: the cached object may carry fields we do not model.
     if (api::encode(next) != api::encode(*host)) {
-      auto object = toObject(next);
+      json::object object = hostObject;
+      const json::value encoded = api::encode(next);
+      const auto* status = encoded.as_object().if_contains("status");
+      object["status"] = status ? *status : json::value(json::object{});
       auto written = await(executor_, host_.updateStatus(resources::kDeployments, object));
       if (!written) return retryOnConflict(written.error());
     }

@@ -18,6 +18,7 @@ struct Informers {
   const kube::SharedInformer& federatedDeployments;
   const kube::SharedInformer& bindings;
   const kube::SharedInformer& deployments;
+  const kube::SharedInformer& clusters;
 };
 
 class StatusController final : public kube::Reconciler {
@@ -30,6 +31,8 @@ class StatusController final : public kube::Reconciler {
              kube::SharedInformer& bindings, kube::SharedInformer& deployments);
 
  private:
+  bool clusterReady(const std::string& cluster) const;
+
   kube::RestClient& host_;
   boost::asio::any_io_executor executor_;
   Informers informers_;

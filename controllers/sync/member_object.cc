@@ -123,29 +123,9 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
   return result;
 }
 
-bool holds(const json::value& live, const json::value& desired) {
-  if (desired.is_object()) {
-    if (!live.is_object()) return false;
-    const auto& l = live.as_object();
-    for (const auto& [k, v] : desired.as_object()) {
-      const auto* lv = l.if_contains(k);
-      if (!lv) {
-        // An empty object or list we set is what the server stores as absent.
-        if ((v.is_object() && v.as_object().empty()) || (v.is_array() && v.as_array().empty()))
-          continue;
-        return false;
-      }
-      if (!holds(*lv, v)) return false;
-    }
-    return true;
-  }
-  if (desired.is_array()) {
-    if (!live.is_array() || live.as_array().size() != desired.as_array().size()) return false;
-    for (size_t i = 0; i < desired.as_array().size(); ++i) {
-      if (!holds(live.as_array()[i], desired.as_array()[i])) return false;
-    }
-    return true;
-  }
+namespace {
+
+bool scalarHolds(const json::value& live, const json::value& desired) {
   if (desired.is_number() && live.is_number()) return numbersEqual(live, desired);
   if (desired.is_string() && live.is_string()) {
     if (live.as_string() == desired.as_string()) return true;
@@ -155,6 +135,49 @@ bool holds(const json::value& live, const json::value& desired) {
     return a && b && *a == *b;
   }
   return live == desired;
+}
+
+std::string firstDifference(const json::value& live, const json::value& desired,
+                            const std::string& path) {
+  if (desired.is_object()) {
+    if (!live.is_object()) return path.empty() ? "(root)" : path;
+    const auto& l = live.as_object();
+    for (const auto& [k, v] : desired.as_object()) {
+      const std::string here = path.empty() ? std::string(k) : path + "." + std::string(k);
+      const auto* lv = l.if_contains(k);
+      if (!lv || lv->is_null()) {
+        // An empty object or list we set is what the server stores as absent.
+        if ((v.is_object() && v.as_object().empty()) || (v.is_array() && v.as_array().empty()) ||
+            v.is_null())
+          continue;
+        return here;
+      }
+      if (auto d = firstDifference(*lv, v, here); !d.empty()) return d;
+    }
+    return "";
+  }
+  if (desired.is_array()) {
+    if (!live.is_array() || live.as_array().size() != desired.as_array().size())
+      return path.empty() ? "(root)" : path;
+    for (size_t i = 0; i < desired.as_array().size(); ++i) {
+      if (auto d = firstDifference(live.as_array()[i], desired.as_array()[i],
+                                   path + "[" + std::to_string(i) + "]");
+          !d.empty())
+        return d;
+    }
+    return "";
+  }
+  return scalarHolds(live, desired) ? "" : (path.empty() ? "(root)" : path);
+}
+
+}  // namespace
+
+std::string difference(const json::value& live, const json::value& desired) {
+  return firstDifference(live, desired, "");
+}
+
+bool holds(const json::value& live, const json::value& desired) {
+  return difference(live, desired).empty();
 }
 
 }  // namespace flotilla::controllers::sync

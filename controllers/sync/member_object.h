@@ -30,5 +30,7 @@ api::Result<boost::json::object> desiredMemberDeployment(const api::FederatedDep
 // server defaulted or other managers own are ignored; quantities compare by value: "0.5" holds
 // "500m"). Lists must have the same length and hold element by element.
 bool holds(const boost::json::value& live, const boost::json::value& desired);
+// Where `live` first fails to hold `desired` ("spec.template.spec.containers[0].image"), or "".
+std::string difference(const boost::json::value& live, const boost::json::value& desired);
 
 }  // namespace flotilla::controllers::sync

@@ -7,6 +7,7 @@
 #include "controllers/common/await.h"
 #include "controllers/common/log.h"
 #include "controllers/common/managed.h"
+#include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
 #include "controllers/sync/member_object.h"
 
@@ -18,6 +19,8 @@ using namespace std::chrono;
 namespace {
 
 constexpr const char* kName = "sync";
+// Not a propagation state: the outcome is not known yet, and nothing is written.
+constexpr const char* kUndecided = "Undecided";
 
 // No HTTP answer at all (refused, reset, timeout): the member is not reachable right now.
 bool unreachable(const api::Error& e) {
@@ -114,8 +117,10 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
   }
   auto member = members_.get(cluster);
   if (!member || !member->synced()) {
+    // A Ready cluster the operator has not connected to yet (it just started): nothing is known
+    // to be wrong, so nothing is reported; the reconcile is retried.
     *retry = true;
-    return fail(propagation::kClusterNotReady, "no connection to " + cluster + " yet");
+    return fail(kUndecided, "no connection to " + cluster + " yet");
   }
   auto desired = desiredMemberDeployment(fd, key, cluster, replicas);
   if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
@@ -164,7 +169,11 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
                                    : "managed by Flotilla for binding " + owner) +
                     "; leaving it untouched");
   }
-  if (live && holds(json::value(*live), json::value(*desired))) return out;
+  std::string drift;
+  if (live) {
+    drift = difference(json::value(*live), json::value(*desired));
+    if (drift.empty()) return out;
+  }
 
   kube::WriteOptions apply;
   apply.fieldManager = kFieldManager;
@@ -292,11 +301,13 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     }
   }
 
-  const auto status = syncStatus(*rb, outcomes, api::formatRfc3339(options_.wallClock()));
-  json::object before = toObject(*rb);
-  const json::value after = api::encode(status);
-  if (!sameStatus(before, after)) {
-    // Events for clusters whose state turned into a failure.
+  for (const auto& o : outcomes) {
+    if (o.propagation == kUndecided)
+      return kube::ReconcileResult{false, duration_cast<nanoseconds>(std::chrono::seconds(1))};
+  }
+  const std::string now = api::formatRfc3339(options_.wallClock());
+  // Events for clusters whose state turned into a failure.
+  {
     std::map<std::string, std::string> was;
     for (const auto& item : rb->status.aggregatedStatus) was[item.clusterName] = item.propagation;
     for (const auto& o : outcomes) {
@@ -304,10 +315,20 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
       events_.event(involved(*rb), "Warning", o.propagation, o.cluster + ": " + o.message);
       log::warn(kName, key, o.cluster + ": " + o.propagation + ": " + o.message);
     }
-    before["status"] = after;
-    auto written = await(executor_, host_.updateStatus(resources::kResourceBindings, before));
-    if (!written) return retryOnConflict(written.error());
   }
+  // The sync controller's fields, applied again to a fresh binding if another writer (scheduler,
+  // status controller) got there first.
+  auto written = writeStatus(host_, executor_, resources::kResourceBindings, toObject(*rb),
+                             [&](json::object& object) -> api::Result<bool> {
+                               auto current = fromObject<api::ResourceBinding>(object);
+                               if (!current) return current.error();
+                               const json::value status =
+                                   api::encode(syncStatus(*current, outcomes, now));
+                               if (sameStatus(object, status)) return false;
+                               object["status"] = status;
+                               return true;
+                             });
+  if (!written) return retryOnConflict(written.error());
   if (retry)
     return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
   return kube::ReconcileResult{};

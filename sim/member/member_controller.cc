@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 
 #include "api/quantity.h"
+#include "sim/server/defaults.h"
 #include "sim/storage/ids.h"
 
 namespace flotilla::sim {
@@ -293,6 +294,7 @@ int MemberController::reconcileDeployments() {
            json::object{
                {"replicas", desired}, {"selector", selector}, {"template", templateWithHash}}},
           {"status", json::object{{"replicas", 0}}}};
+      applyDefaults("apps", "replicasets", rs);  // as the API server would default it
       if (store_.create({kReplicaSets, ns, rsName}, rs)) ++writes;
       continue;  // the next pass sees it
     }
@@ -394,13 +396,18 @@ int MemberController::reconcileReplicaSets() {
           {"kind", "Pod"},
           {"metadata",
            json::object{{"name", podName},
+                        {"generateName", meta(rs, "name") + "-"},
                         {"namespace", ns},
                         {"uid", newUid()},
                         {"creationTimestamp", now},
                         {"labels", objectAt(objectAt(podTemplate, "metadata"), "labels")},
                         {"ownerReferences", json::array{ownerReference(rs, "ReplicaSet")}}}},
-          {"spec", objectAt(podTemplate, "spec")},
-          {"status", json::object{{"phase", "Pending"}, {"qosClass", "Burstable"}}}};
+          {"spec", objectAt(podTemplate, "spec")}};
+      // What the API server does to a pod the ReplicaSet controller creates: defaults, the
+      // built-in admission plugins, then PrepareForCreate's status.
+      applyDefaults("", "pods", pod);
+      admitPod(pod, nullptr);
+      pod["status"] = json::object{{"phase", "Pending"}, {"qosClass", podQosClass(pod)}};
       if (store_.create({kPods, ns, podName}, pod)) ++writes;
     }
     if (count > desired) {
@@ -543,14 +550,16 @@ int MemberController::runPods() {
             {"state", json::object{{"running", json::object{{"startedAt", nowText}}}}}});
       }
     }
+    const std::string podIP =
+        "10.244.0." + std::to_string(1 + (std::hash<std::string>{}(meta(p, "name")) % 250));
     json::object newStatus{
         {"phase", "Running"},
         {"qosClass",
-         stringAt(status, "qosClass").empty() ? "Burstable" : stringAt(status, "qosClass")},
+         stringAt(status, "qosClass").empty() ? podQosClass(p) : stringAt(status, "qosClass")},
         {"startTime", nowText},
         {"hostIP", "10.0.0.1"},
-        {"podIP",
-         "10.244.0." + std::to_string(1 + (std::hash<std::string>{}(meta(p, "name")) % 250))},
+        {"podIP", podIP},
+        {"podIPs", json::array{json::object{{"ip", podIP}}}},
         {"conditions",
          json::array{condition("Initialized", "True", "", "", nowText),
                      condition("Ready", "True", "", "", nowText),

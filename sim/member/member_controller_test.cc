@@ -107,7 +107,18 @@ TEST_F(MemberFixture, DeploymentBecomesPodsThatBindRunAndReportStatus) {
   auto sets = store_->list("apps/replicasets", "default").items;
   ASSERT_EQ(sets.size(), 1u);
   EXPECT_EQ(sets[0].at("metadata").at("ownerReferences").at(0).at("uid"), "dep-uid");
+  // What the controllers create is defaulted as the API server would default it.
+  EXPECT_EQ(sets[0].at("spec").at("template").at("spec").at("restartPolicy"), "Always");
   EXPECT_EQ(pods().size(), 3u);
+  for (const auto& p : pods()) {
+    const auto& spec = p.at("spec").as_object();
+    EXPECT_EQ(spec.at("containers").at(0).at("imagePullPolicy"), "IfNotPresent");
+    EXPECT_EQ(spec.at("tolerations").as_array().size(), 2u);
+    EXPECT_EQ(spec.at("enableServiceLinks"), true);
+    EXPECT_EQ(p.at("status").at("qosClass"), "Burstable");
+    EXPECT_EQ(std::string(p.at("metadata").at("generateName").as_string()),
+              std::string(sets[0].at("metadata").at("name").as_string()) + "-");
+  }
   EXPECT_EQ(count(bound), 2);
   const auto pending = [](const json::object& p) { return !bound(p); };
   ASSERT_EQ(count(pending), 1);
@@ -125,6 +136,11 @@ TEST_F(MemberFixture, DeploymentBecomesPodsThatBindRunAndReportStatus) {
   now_ += 1500ms;  // past the ready delay
   settle();
   EXPECT_EQ(count([](const json::object& p) { return phase(p) == "Running"; }), 2);
+  for (const auto& p : pods()) {
+    if (phase(p) == "Running") {
+      EXPECT_EQ(p.at("status").at("podIPs").at(0).at("ip"), p.at("status").at("podIP"));
+    }
+  }
   auto status = deploymentStatus();
   EXPECT_EQ(status.at("replicas"), 3);
   EXPECT_EQ(status.at("readyReplicas"), 2);

@@ -1,6 +1,7 @@
 // The admission chain of one write (ApiServer::admit): mutating webhooks, the CRD schema, then
 // validating webhooks, as kube-apiserver orders them.
 #include "sim/server/admission.h"
+#include "sim/server/defaults.h"
 #include "sim/server/internal.h"
 
 namespace flotilla::sim {
@@ -58,6 +59,11 @@ api::Result<void> ApiServer::admit(const ResourceInfo& r, const char* operation,
     if (auto ran = runWebhooks(*options_.webhookCaller, hooks, attributes, req.warnings); !ran)
       return ran.error();
     if (object && attributes.object) *object = *attributes.object;
+    // What mutating webhooks wrote is decoded again, defaults included, as kube-apiserver does.
+    if (object && !hooks.empty() && req.path.subresource.empty() && !r.custom) {
+      applyDefaults(r.group, r.resource, *object);
+      attributes.object = *object;
+    }
   }
   if (object && req.path.subresource.empty()) {
     if (auto admitted = admitCustom(r, *object, req); !admitted) return admitted.error();

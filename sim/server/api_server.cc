@@ -7,6 +7,8 @@
 
 #include "api/base64.h"
 #include "sim/server/admission.h"
+#include "sim/server/defaults.h"
+#include "sim/server/events.h"
 #include "sim/server/internal.h"
 #include "sim/server/openapi.h"
 #include "sim/server/status.h"
@@ -44,12 +46,29 @@ int64_t storedVersion(const json::object& object) {
   return parseVersion(metaString(object, "resourceVersion")).value_or(0);
 }
 
+bool isEvents(const ResourceInfo& r) {
+  return r.resource == "events" && !r.custom && (r.group.empty() || r.group == "events.k8s.io");
+}
+
 json::object servedAs(json::object object, const ResourceInfo& r) {
+  if (isEvents(r))
+    return r.group.empty() ? eventToCore(std::move(object)) : eventToEventsV1(object);
   const auto* apiVersion = object.if_contains("apiVersion");
   if (!apiVersion || !apiVersion->is_string() || apiVersion->as_string() != r.groupVersion())
     object["apiVersion"] = r.groupVersion();
   if (!object.contains("kind")) object["kind"] = r.kind;
   return object;
+}
+
+json::object storedForm(json::object object, const ResourceInfo& r) {
+  if (isEvents(r)) return eventToCore(std::move(object));
+  return object;
+}
+
+void defaultBuiltin(const ResourceInfo& r, json::object& object, const json::object* old) {
+  if (r.custom) return;
+  applyDefaults(r.group, r.resource, object);
+  if (r.group.empty() && r.resource == "pods") admitPod(object, old);
 }
 
 bool Filter::matches(const json::object& object) const {
@@ -66,18 +85,24 @@ bool Filter::matches(const json::object& object) const {
   if (!fields.empty()) {
     const json::value root(object);
     for (const auto& [path, equal, value] : fields) {
-      auto found = evalJsonPath(root, "." + path);
       std::string actual;
-      if (found)
+      if (eventSource && path == "source") {
+        actual = coreEventSourceLabel(object);
+      } else if (auto found = evalJsonPath(root, "." + path)) {
         actual = found->is_string() ? std::string(found->as_string()) : json::serialize(*found);
+      }
       if ((actual == value) != equal) return false;
     }
   }
   return true;
 }
 
-api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query) {
+api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query,
+                                const ResourceInfo* resource) {
   Filter filter;
+  const bool events = resource && isEvents(*resource);
+  const bool eventsV1 = events && !resource->group.empty();
+  filter.eventSource = events && !eventsV1;
   if (auto it = query.find("labelSelector"); it != query.end() && !it->second.empty()) {
     auto selector = api::Selector::parse(it->second);
     if (!selector) return badRequest("unable to parse requirement: " + selector.error().message);
@@ -103,8 +128,9 @@ api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query)
         return badRequest("invalid selector: '" + it->second + "'; can't understand '" +
                           std::string(term) + "'");
       }
-      filter.fields.emplace_back(std::string(term.substr(0, op)), equal,
-                                 std::string(term.substr(valueStart)));
+      std::string path(term.substr(0, op));
+      if (eventsV1) path = eventsV1FieldToCore(path);
+      filter.fields.emplace_back(std::move(path), equal, std::string(term.substr(valueStart)));
     }
   }
   return filter;
@@ -235,6 +261,33 @@ std::map<std::string, std::vector<std::string>> groups(const ResourceRegistry& r
   return out;
 }
 
+// Forwards to the server's exchange and remembers the status sent (for the request metrics).
+class RecordingExchange final : public net::HttpExchange {
+ public:
+  explicit RecordingExchange(net::HttpExchange& inner) : inner_(inner) {}
+  const net::HttpRequest& request() const override { return inner_.request(); }
+  const std::string& clientCommonName() const override { return inner_.clientCommonName(); }
+  asio::any_io_executor executor() const override { return inner_.executor(); }
+  asio::awaitable<void> respond(net::HttpResponse response) override {
+    status_ = response.status;
+    co_await inner_.respond(std::move(response));
+  }
+  asio::awaitable<bool> startStream(int status, net::Headers headers) override {
+    status_ = status;
+    co_return co_await inner_.startStream(status, std::move(headers));
+  }
+  asio::awaitable<bool> writeChunk(std::string data) override {
+    co_return co_await inner_.writeChunk(std::move(data));
+  }
+  asio::awaitable<void> endStream() override { co_await inner_.endStream(); }
+  bool clientGone() override { return inner_.clientGone(); }
+  int status() const { return status_; }
+
+ private:
+  net::HttpExchange& inner_;
+  int status_ = 0;
+};
+
 bool authorized(const net::HttpRequest& request, const std::vector<std::string>& tokens) {
   if (tokens.empty()) return true;
   const std::string_view header = request.header("Authorization");
@@ -258,6 +311,12 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
   const auto& http = ex.request();
   const std::string path(http.path());
   if (path == "/healthz" || path == "/readyz" || path == "/livez") {
+    RequestLabels probe;
+    probe.verb = "GET";
+    probe.subresource = path;
+    probe.component = "";
+    probe.code = 200;
+    metrics_.record(probe);
     net::HttpResponse ok{200, {{"Content-Type", "text/plain; charset=utf-8"}}, "ok"};
     co_await ex.respond(std::move(ok));
     co_return;
@@ -267,6 +326,12 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
       auto reply = errorReply({api::reason::kUnauthorized, 401, "Unauthorized", {}});
       co_await ex.respond(std::move(reply));
     }
+    co_return;
+  }
+  if (path == "/metrics") {
+    net::HttpResponse text{
+        200, {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}}, metrics_.exposition()};
+    co_await ex.respond(std::move(text));
     co_return;
   }
   if (path == "/version") {
@@ -378,7 +443,20 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
   const std::string include = req.param("includeObject");
   if (include == "Object") req.include = IncludeObject::kObject;
   if (include == "None") req.include = IncludeObject::kNone;
-  co_await serveResource(ex, req);
+  RecordingExchange recording(ex);
+  co_await serveResource(recording, req);
+  RequestLabels labels;
+  const bool named = !req.path.name.empty();
+  labels.verb =
+      reportedVerb(http.method, named, queryFlag(req.query, "watch"), http.header("Content-Type"));
+  labels.dryRun = req.param("dryRun") == "All" ? "All" : "";
+  labels.group = resource->group;
+  labels.version = resource->version;
+  labels.resource = resource->resource;
+  labels.subresource = req.path.subresource;
+  labels.scope = reportedScope(labels.verb, named, !req.path.namespace_.empty());
+  labels.code = recording.status();
+  metrics_.record(labels);
 }
 
 asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& req) {

@@ -1,6 +1,7 @@
 // flotilla-sim's Kubernetes API: discovery, CRUD, list/watch, patch, status subresources, Table
-// output, finalizers, owner-reference garbage collection and CRDs, on top of the Store. Serves
-// HTTP exchanges from net::HttpServer; holds no socket itself.
+// output, finalizers, owner-reference garbage collection, CRDs, defaulting of built-ins and
+// request metrics (/metrics), on top of the Store. Serves HTTP exchanges from net::HttpServer;
+// holds no socket itself.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -15,6 +16,7 @@
 #include "api/result.h"
 #include "api/time.h"
 #include "kube/net/http_server.h"
+#include "sim/server/metrics.h"
 #include "sim/server/resources.h"
 #include "sim/storage/store.h"
 
@@ -46,6 +48,8 @@ class ApiServer {
   }
 
   ResourceRegistry& registry() { return registry_; }
+  // apiserver_request_total, as served on /metrics.
+  const RequestMetrics& metrics() const { return metrics_; }
 
   // The Status bodies the HTTP server itself sends (413, 400, 500).
   static net::HttpResponse errorResponse(int status, const std::string& message);
@@ -92,6 +96,7 @@ class ApiServer {
   Store& store_;
   ApiServerOptions options_;
   ResourceRegistry registry_;
+  RequestMetrics metrics_;
 };
 
 }  // namespace flotilla::sim

@@ -485,5 +485,186 @@ TEST_F(ApiFixture, WatchFromATooOldVersionIsGone) {
   EXPECT_EQ(events[0].at("object").at("reason"), "Expired");
 }
 
+// Defaults arrive on create; writing back the object without them (PUT, merge patch, apply)
+// changes nothing and keeps the resourceVersion; an apply does not own the defaults.
+TEST_F(ApiFixture, BuiltinDefaultsAndSteadyWrites) {
+  const std::string desired = R"({"apiVersion":"apps/v1","kind":"Deployment",
+    "metadata":{"name":"web","namespace":"default"},"spec":{"selector":{"matchLabels":{"app":"web"}},
+    "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web",
+    "image":"nginx:1.25","ports":[{"containerPort":80}]}]}}}})";
+  const std::string path = "/apis/apps/v1/namespaces/default/deployments";
+  auto created = create(path, desired);
+  ASSERT_EQ(created.status, 201) << created.raw;
+  const auto& spec = created.body.at("spec");
+  EXPECT_EQ(spec.at("replicas"), 1);
+  EXPECT_EQ(spec.at("strategy").at("rollingUpdate").at("maxSurge"), "25%");
+  EXPECT_EQ(spec.at("progressDeadlineSeconds"), 600);
+  const auto& container = spec.at("template").at("spec").at("containers").at(0);
+  EXPECT_EQ(container.at("imagePullPolicy"), "IfNotPresent");
+  EXPECT_EQ(container.at("ports").at(0).at("protocol"), "TCP");
+  const auto version = created.body.at("metadata").at("resourceVersion");
+
+  auto put = call("PUT", path + "/web", desired);
+  ASSERT_EQ(put.status, 200) << put.raw;
+  EXPECT_EQ(put.body.at("metadata").at("resourceVersion"), version);
+  EXPECT_EQ(put.body.at("metadata").at("generation"), 1);
+  auto merge =
+      call("PATCH", path + "/web", R"({"spec":{"replicas":1}})", "application/merge-patch+json");
+  EXPECT_EQ(merge.body.at("metadata").at("resourceVersion"), version);
+  // A Deployment's annotations count as spec for its generation (not a ConfigMap's labels).
+  auto annotated = call("PATCH", path + "/web", R"({"metadata":{"annotations":{"a":"b"}}})",
+                        "application/merge-patch+json");
+  EXPECT_EQ(annotated.body.at("metadata").at("generation"), 2);
+  auto labelled = call("PATCH", path + "/web", R"({"metadata":{"labels":{"a":"b"}}})",
+                       "application/merge-patch+json");
+  EXPECT_EQ(labelled.body.at("metadata").at("generation"), 2);
+
+  // Server-side apply: the manager owns what it applied; dropping a field it had set brings the
+  // default back.
+  const std::string applyPath = "/apis/apps/v1/namespaces/default/deployments/ssa?fieldManager=me";
+  std::string config = R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"ssa"},
+    "spec":{"selector":{"matchLabels":{"app":"ssa"}},"template":{"metadata":{"labels":{"app":"ssa"}},
+    "spec":{"containers":[{"name":"web","image":"nginx:1.25","imagePullPolicy":"Never"}]}}}})";
+  auto applied = call("PATCH", applyPath, config, "application/apply-patch+yaml");
+  ASSERT_EQ(applied.status, 201) << applied.raw;
+  const std::string fields = json::serialize(applied.body.at("metadata").at("managedFields"));
+  EXPECT_NE(fields.find("f:imagePullPolicy"), std::string::npos);
+  EXPECT_EQ(fields.find("f:terminationMessagePath"), std::string::npos);
+  EXPECT_EQ(fields.find("f:strategy"), std::string::npos);
+  config.replace(config.find(R"(,"imagePullPolicy":"Never")"), 26, "");
+  auto reapplied = call("PATCH", applyPath, config, "application/apply-patch+yaml");
+  ASSERT_EQ(reapplied.status, 200) << reapplied.raw;
+  EXPECT_EQ(reapplied.body.at("spec")
+                .at("template")
+                .at("spec")
+                .at("containers")
+                .at(0)
+                .at("imagePullPolicy"),
+            "IfNotPresent");
+  auto again = call("PATCH", applyPath, config, "application/apply-patch+yaml");
+  EXPECT_EQ(again.body.at("metadata").at("resourceVersion"),
+            reapplied.body.at("metadata").at("resourceVersion"));
+}
+
+TEST_F(ApiFixture, PodsGetAdmissionDefaultsAndQosClass) {
+  auto pod = create("/api/v1/namespaces/default/pods", R"({"apiVersion":"v1","kind":"Pod",
+    "metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx",
+    "resources":{"limits":{"cpu":"0.5","memory":"1Gi"}}}]}})");
+  ASSERT_EQ(pod.status, 201) << pod.raw;
+  const auto& spec = pod.body.at("spec");
+  EXPECT_EQ(spec.at("tolerations").as_array().size(), 2u);
+  EXPECT_EQ(spec.at("priority"), 0);
+  EXPECT_EQ(spec.at("enableServiceLinks"), true);
+  EXPECT_EQ(spec.at("serviceAccountName"), "default");
+  EXPECT_EQ(spec.at("containers").at(0).at("resources").at("requests").at("cpu"), "500m");
+  EXPECT_EQ(pod.body.at("status"), json::parse(R"({"phase":"Pending","qosClass":"Guaranteed"})"));
+
+  auto table = call("GET", "/api/v1/namespaces/default/pods", "", "application/json",
+                    "secret-token", "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(table.status, 200);
+  EXPECT_EQ(table.body.at("columnDefinitions").at(1).at("name"), "Ready");
+  const auto& cells = table.body.at("rows").at(0).at("cells").as_array();
+  EXPECT_EQ(cells.at(1), "0/1");
+  EXPECT_EQ(cells.at(2), "Pending");
+  EXPECT_EQ(cells.at(3), "0");
+}
+
+// core/v1 and events.k8s.io/v1 Events are one collection.
+TEST_F(ApiFixture, EventsAreOneCollectionThroughBothApis) {
+  const std::string core = "/api/v1/namespaces/default/events";
+  const std::string v1 = "/apis/events.k8s.io/v1/namespaces/default/events";
+  auto written = create(v1, R"({"apiVersion":"events.k8s.io/v1","kind":"Event",
+    "metadata":{"name":"new"},"regarding":{"kind":"Pod","name":"p","namespace":"default",
+    "uid":"u-1"},"reason":"Started","note":"started","type":"Normal","action":"Start",
+    "reportingController":"kubelet","reportingInstance":"n1",
+    "eventTime":"2026-11-22T10:00:00.000000Z"})");
+  ASSERT_EQ(written.status, 201) << written.raw;
+  EXPECT_EQ(written.body.at("apiVersion"), "events.k8s.io/v1");
+  EXPECT_EQ(written.body.at("note"), "started");
+  auto asCore = call("GET", core + "/new");
+  ASSERT_EQ(asCore.status, 200);
+  EXPECT_EQ(asCore.body.at("apiVersion"), "v1");
+  EXPECT_EQ(asCore.body.at("message"), "started");
+  EXPECT_EQ(asCore.body.at("involvedObject").at("uid"), "u-1");
+  EXPECT_EQ(asCore.body.at("reportingComponent"), "kubelet");
+
+  ASSERT_EQ(create(core, R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"old"},
+    "involvedObject":{"kind":"Deployment","name":"web","namespace":"default"},"reason":"Scaled",
+    "message":"scaled","type":"Warning","source":{"component":"deployment-controller"},
+    "count":2})")
+                .status,
+            201);
+  auto asNew = call("GET", v1 + "/old");
+  EXPECT_EQ(asNew.body.at("regarding").at("name"), "web");
+  EXPECT_EQ(asNew.body.at("deprecatedCount"), 2);
+  EXPECT_EQ(asNew.body.at("deprecatedSource").at("component"), "deployment-controller");
+  EXPECT_EQ(call("GET", core).body.at("items").as_array().size(), 2u);
+  EXPECT_EQ(call("GET", v1).body.at("items").as_array().size(), 2u);
+
+  auto names = [&](const std::string& url) {
+    std::vector<std::string> out;
+    const auto listed = call("GET", url);
+    for (const auto& item : listed.body.at("items").as_array())
+      out.emplace_back(item.at("metadata").at("name").as_string());
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(names(core + "?fieldSelector=involvedObject.name%3Dp"), Names{"new"});
+  EXPECT_EQ(names(core + "?fieldSelector=involvedObject.uid%3Du-1,involvedObject.kind%3DPod"),
+            Names{"new"});
+  EXPECT_EQ(names(core + "?fieldSelector=reason%3DScaled,type%3DWarning"), Names{"old"});
+  EXPECT_EQ(names(core + "?fieldSelector=involvedObject.namespace%3Ddefault").size(), 2u);
+  EXPECT_EQ(names(core + "?fieldSelector=source%3Dkubelet"), Names{"new"});
+  EXPECT_EQ(names(v1 + "?fieldSelector=regarding.name%3Dweb"), Names{"old"});
+  EXPECT_EQ(names(v1 + "?fieldSelector=reportingController%3Dkubelet"), Names{"new"});
+
+  // Writing back what was read, through either API, is no change.
+  auto put = call("PUT", v1 + "/old", json::serialize(asNew.body));
+  ASSERT_EQ(put.status, 200) << put.raw;
+  EXPECT_EQ(put.body.at("metadata").at("resourceVersion"),
+            asNew.body.at("metadata").at("resourceVersion"));
+  auto patched =
+      call("PATCH", v1 + "/new", R"({"note":"started again"})", "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.raw;
+  EXPECT_EQ(call("GET", core + "/new").body.at("message"), "started again");
+  EXPECT_EQ(call("DELETE", core + "/new").status, 200);
+  EXPECT_EQ(call("GET", v1 + "/new").status, 404);
+}
+
+TEST_F(ApiFixture, RequestMetricsCountRequestsAsKubeApiserver) {
+  ASSERT_EQ(create("/api/v1/namespaces/default/configmaps", configMap("m1")).status, 201);
+  EXPECT_EQ(create("/api/v1/namespaces/default/configmaps", configMap("m1")).status, 409);
+  call("GET", "/api/v1/namespaces/default/configmaps/m1");
+  call("GET", "/api/v1/configmaps");
+  call("PATCH", "/api/v1/namespaces/default/configmaps/m1", R"({"data":{"k":"w"}})",
+       "application/merge-patch+json");
+  call("PATCH", "/api/v1/namespaces/default/configmaps/m2?fieldManager=me",
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"m2"}})",
+       "application/apply-patch+yaml");
+  call("DELETE", "/api/v1/namespaces/default/configmaps/m1?dryRun=All");
+  call("DELETE", "/api/v1/namespaces/default/configmaps");
+  const auto& metrics = api_->metrics();
+  auto count = [&](const char* verb, const char* scope, int code, const char* dryRun = "") {
+    return metrics.count({verb, dryRun, "", "v1", "configmaps", "", scope, "apiserver", code});
+  };
+  EXPECT_EQ(count("POST", "resource", 201), 1u);
+  EXPECT_EQ(count("POST", "resource", 409), 1u);
+  EXPECT_EQ(count("GET", "resource", 200), 1u);
+  EXPECT_EQ(count("LIST", "cluster", 200), 1u);
+  EXPECT_EQ(count("PATCH", "resource", 200), 1u);
+  EXPECT_EQ(count("APPLY", "resource", 201), 1u);
+  EXPECT_EQ(count("DELETE", "resource", 200, "All"), 1u);
+  EXPECT_EQ(count("DELETE", "namespace", 200), 1u);
+
+  auto text = call("GET", "/metrics");
+  ASSERT_EQ(text.status, 200);
+  EXPECT_NE(text.raw.find("# TYPE apiserver_request_total counter\n"), std::string::npos);
+  EXPECT_NE(text.raw.find("apiserver_request_total{code=\"201\",component=\"apiserver\","
+                          "dry_run=\"\",group=\"\",resource=\"configmaps\",scope=\"resource\","
+                          "subresource=\"\",verb=\"POST\",version=\"v1\"} 1\n"),
+            std::string::npos);
+  EXPECT_EQ(call("GET", "/metrics", "", "application/json", "").status, 401);
+}
+
 }  // namespace
 }  // namespace flotilla::sim

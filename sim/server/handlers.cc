@@ -6,6 +6,7 @@
 #include "api/base64.h"
 #include "api/names.h"
 #include "api/yaml.h"
+#include "sim/server/defaults.h"
 #include "sim/server/internal.h"
 #include "sim/server/managed_fields.h"
 #include "sim/server/patch.h"
@@ -67,6 +68,15 @@ bool specChanged(const json::object& a, const json::object& b) {
   return strip(a) != strip(b);
 }
 
+// Semantic equality of metadata.annotations: absent and empty are the same.
+bool annotationsChanged(const json::object& before, const json::object& after) {
+  auto annotations = [](const json::object& meta) {
+    const auto* a = meta.if_contains("annotations");
+    return a && a->is_object() && !a->as_object().empty() ? *a : json::value();
+  };
+  return annotations(before) != annotations(after);
+}
+
 bool hasFinalizers(const json::object& object) {
   const auto* m = object.if_contains("metadata");
   if (!m || !m->is_object()) return false;
@@ -118,7 +128,7 @@ api::Result<json::object> ApiServer::get(Request& req) {
 
 api::Result<json::object> ApiServer::list(Request& req) {
   const auto& r = *req.resource;
-  auto filter = parseFilter(req.query);
+  auto filter = parseFilter(req.query, &r);
   if (!filter) return filter.error();
   std::string after;
   if (const std::string token = req.param("continue"); !token.empty()) {
@@ -232,10 +242,6 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
     labels.as_object()["kubernetes.io/metadata.name"] = name;
   } else if (r.resource == "pods" && r.group.empty()) {
     object["status"] = json::object{{"phase", "Pending"}};
-  } else if (r.resource == "secrets" && r.group.empty() &&
-             (!object.contains("type") || !object.at("type").is_string() ||
-              object.at("type").as_string().empty())) {
-    object["type"] = "Opaque";  // defaulted as kube-apiserver does
   } else if (r.storageKey() == kCrds) {
     std::string error;
     auto served = resourcesFromCrd(object, error);
@@ -262,12 +268,16 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
         {"acceptedNames", std::move(names)},
         {"storedVersions", json::array{json::value(first.version)}}};
   }
+  // An apply owns what it applied, not the defaults.
+  const json::object applied = req.serverSideApply ? object : json::object{};
+  defaultBuiltin(r, object, nullptr);
   if (auto admitted = admit(r, "CREATE", &object, nullptr, req); !admitted) return admitted.error();
+  if (r.resource == "pods" && r.group.empty())  // the pod strategy's PrepareForCreate
+    object["status"] = json::object{{"phase", "Pending"}, {"qosClass", podQosClass(object)}};
   {
     const auto context = managedContext(r, req, options_.now());
     if (req.serverSideApply) {
-      const json::object config = object;
-      auto owned = applyOwnership(json::object{}, std::move(object), config, true, context);
+      auto owned = applyOwnership(json::object{}, std::move(object), applied, true, context);
       if (!owned) return owned.error();
       object = std::move(*owned);
     } else {
@@ -276,7 +286,7 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
   }
   if (req.dryRun) return std::pair<int, json::object>{201, servedAs(std::move(object), r)};
   auto written = store_.create({r.storageKey(), r.namespaced ? req.path.namespace_ : "", name},
-                               std::move(object));
+                               storedForm(std::move(object), r));
   if (!written) {
     if (written.error().reason == api::reason::kAlreadyExists) return alreadyExists(r, name);
     return written.error();
@@ -289,6 +299,7 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
 api::Result<json::object> ApiServer::write(const ResourceInfo& r, const ObjectKey& key,
                                            const json::object& current, json::object next,
                                            WriteKind kind, bool dryRun, uint64_t& seq) {
+  next = storedForm(std::move(next), r);
   json::object out;
   if (kind == WriteKind::kStatus) {
     out = current;
@@ -320,7 +331,11 @@ api::Result<json::object> ApiServer::write(const ResourceInfo& r, const ObjectKe
   }
   if (!out.contains("apiVersion")) out["apiVersion"] = current.at("apiVersion");
   if (!out.contains("kind")) out["kind"] = current.at("kind");
-  if (kind == WriteKind::kMain && specChanged(current, out) && was.contains("generation")) {
+  // Deployments also count annotation changes (they are copied to the ReplicaSets), as
+  // kube-apiserver's deployment strategy does.
+  const bool annotationsCount = r.group == "apps" && r.resource == "deployments";
+  if (kind == WriteKind::kMain && was.contains("generation") &&
+      (specChanged(current, out) || (annotationsCount && annotationsChanged(was, meta)))) {
     meta["generation"] = was.at("generation").as_int64() + 1;
   }
   const int64_t version = storedVersion(current);
@@ -399,10 +414,13 @@ api::Result<json::object> ApiServer::update(Request& req, uint64_t& seq) {
                       "the object has been modified; please apply your changes to the latest "
                       "version and try again");
     json::object next = *body;
-    if (auto admitted = admit(r, "UPDATE", &next, &*current, req); !admitted)
-      return admitted.error();
+    std::optional<json::object> view;  // events are seen in the requested API's form
+    if (isEvents(r)) view = servedAs(*current, r);
+    const json::object& old = view ? *view : *current;
+    if (req.path.subresource.empty()) defaultBuiltin(r, next, &*current);
+    if (auto admitted = admit(r, "UPDATE", &next, &old, req); !admitted) return admitted.error();
     if (req.path.subresource.empty())
-      recordUpdate(&*current, next, managedContext(r, req, options_.now()));
+      recordUpdate(&old, next, managedContext(r, req, options_.now()));
     auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);
@@ -450,7 +468,10 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
       }
       return notFound(r, req.path.name);
     }
-    json::value base = *current;
+    std::optional<json::object> view;
+    if (isEvents(r)) view = servedAs(*current, r);
+    const json::object& old = view ? *view : *current;
+    json::value base = old;
     if (req.path.subresource == "scale") {
       const json::value* replicas = nullptr;
       if (patchDoc.is_object())
@@ -508,16 +529,18 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
     if (req.path.subresource.empty()) {
       const auto context = managedContext(r, req, options_.now());
       if (media == "application/apply-patch+yaml" && patchDoc.is_object()) {
-        auto owned = applyOwnership(*current, std::move(next), patchDoc.as_object(),
+        // Ownership first: fields the manager stops applying go, and defaults come back after.
+        auto owned = applyOwnership(old, std::move(next), patchDoc.as_object(),
                                     req.param("force") == "true", context);
         if (!owned) return owned.error();
         next = std::move(*owned);
+        defaultBuiltin(r, next, &*current);
       } else {
-        recordUpdate(&*current, next, context);
+        defaultBuiltin(r, next, &*current);
+        recordUpdate(&old, next, context);
       }
     }
-    if (auto admitted = admit(r, "UPDATE", &next, &*current, req); !admitted)
-      return admitted.error();
+    if (auto admitted = admit(r, "UPDATE", &next, &old, req); !admitted) return admitted.error();
     auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);
@@ -621,7 +644,7 @@ api::Result<json::object> ApiServer::deleteObject(const ResourceInfo& r, const O
 
 api::Result<json::object> ApiServer::removeCollection(Request& req, uint64_t& seq) {
   const auto& r = *req.resource;
-  auto filter = parseFilter(req.query);
+  auto filter = parseFilter(req.query, &r);
   if (!filter) return filter.error();
   auto listed = store_.list(r.storageKey(), r.namespaced ? req.path.namespace_ : "",
                             [&](const json::object& o) { return filter->matches(o); });

@@ -43,16 +43,31 @@ std::string metaString(const boost::json::object& object, std::string_view field
 std::optional<int64_t> parseVersion(std::string_view text);
 int64_t storedVersion(const boost::json::object& object);
 
-// Serves the object in the requested version: CRDs with several versions share one collection.
+// core/v1 or events.k8s.io/v1 Events: one collection (events.h).
+bool isEvents(const ResourceInfo& r);
+// Serves the object in the requested version: CRDs with several versions share one collection,
+// and so do core/v1 and events.k8s.io/v1 Events (converted, events.h).
 boost::json::object servedAs(boost::json::object object, const ResourceInfo& r);
+// What the store keeps of an object written through `r` (events in their core/v1 form).
+boost::json::object storedForm(boost::json::object object, const ResourceInfo& r);
 
-// Label and field selector filters for lists and watches; the error is a 400 message.
+// Defaulting (defaults.h) of a built-in object written through `r` on create (`old` null) or
+// update, with the built-in admission plugins that mutate pods.
+void defaultBuiltin(const ResourceInfo& r, boost::json::object& object,
+                    const boost::json::object* old);
+
+// Label and field selector filters for lists and watches; the error is a 400 message. Field
+// paths are matched against the stored form: events.k8s.io paths ("regarding.name") are
+// translated to the core ones, and the core events label "source" is source.component or
+// reportingComponent, as in kube-apiserver.
 struct Filter {
   std::optional<api::Selector> labels;
   std::vector<std::tuple<std::string, bool, std::string>> fields;  // path, equal?, value
+  bool eventSource = false;  // "source" is the events' source label
   bool matches(const boost::json::object& object) const;
 };
-api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query);
+api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query,
+                                const ResourceInfo* resource = nullptr);
 
 // Responses are built as values first and then sent with `co_await ex.respond(std::move(r))`:
 // GCC 12 mishandles temporaries inside co_await expressions (see kube/net/http_server.cc).

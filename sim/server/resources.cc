@@ -10,8 +10,8 @@ namespace json = boost::json;
 namespace {
 
 ResourceInfo builtin(std::string group, std::string version, std::string resource, std::string kind,
-                     bool namespaced, std::vector<std::string> shortNames = {}, bool status = false,
-                     std::vector<PrinterColumn> columns = {}) {
+                     bool namespaced, std::vector<std::string> shortNames = {},
+                     bool status = false) {
   ResourceInfo r;
   r.group = std::move(group);
   r.version = std::move(version);
@@ -24,60 +24,38 @@ ResourceInfo builtin(std::string group, std::string version, std::string resourc
   r.namespaced = namespaced;
   r.shortNames = std::move(shortNames);
   r.statusSubresource = status;
-  r.columns = std::move(columns);
   return r;
 }
 
 }  // namespace
 
 ResourceRegistry::ResourceRegistry() {
-  const PrinterColumn age{"Age", "date", ".metadata.creationTimestamp", "", 0};
   std::vector<ResourceInfo> list = {
-      builtin("", "v1", "namespaces", "Namespace", false, {"ns"}, true,
-              {{"Status", "string", ".status.phase", "", 0}, age}),
+      builtin("", "v1", "namespaces", "Namespace", false, {"ns"}, true),
       builtin("", "v1", "configmaps", "ConfigMap", true, {"cm"}),
-      builtin("", "v1", "secrets", "Secret", true, {}, false,
-              {{"Type", "string", ".type", "", 0}, age}),
+      builtin("", "v1", "secrets", "Secret", true),
       builtin("", "v1", "events", "Event", true, {"ev"}),
-      builtin("", "v1", "nodes", "Node", false, {"no"}, true,
-              {{"Ready", "string", ".status.conditions[?(@.type==\"Ready\")].status", "", 0},
-               age,
-               {"Version", "string", ".status.nodeInfo.kubeletVersion", "", 0},
-               {"CPU", "string", ".status.allocatable.cpu", "", 1},
-               {"Memory", "string", ".status.allocatable.memory", "", 1}}),
-      builtin("", "v1", "pods", "Pod", true, {"po"}, true,
-              {{"Status", "string", ".status.phase", "", 0},
-               age,
-               {"Node", "string", ".spec.nodeName", "", 1}}),
+      builtin("", "v1", "nodes", "Node", false, {"no"}, true),
+      builtin("", "v1", "pods", "Pod", true, {"po"}, true),
       builtin("", "v1", "services", "Service", true, {"svc"}, true),
       builtin("", "v1", "serviceaccounts", "ServiceAccount", true, {"sa"}),
-      builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"}, true,
-              {{"Ready", "string", ".status.readyReplicas", "", 0},
-               {"Up-to-date", "integer", ".status.updatedReplicas", "", 0},
-               {"Available", "integer", ".status.availableReplicas", "", 0},
-               age}),
-      builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, true,
-              {{"Desired", "integer", ".spec.replicas", "", 0},
-               {"Current", "integer", ".status.replicas", "", 0},
-               {"Ready", "integer", ".status.readyReplicas", "", 0},
-               age}),
+      builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"}, true),
+      builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, true),
       builtin("coordination.k8s.io", "v1", "leases", "Lease", true),
       builtin("events.k8s.io", "v1", "events", "Event", true, {"ev"}),
       builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
-              false, {"crd", "crds"}, true,
-              {{"Created At", "timestamp", ".metadata.creationTimestamp", "", 0}}),
+              false, {"crd", "crds"}, true),
       builtin("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
-              "ValidatingWebhookConfiguration", false, {}, false,
-              {{"Webhooks", "integer", ".webhooks.length", "", 0}, age}),
+              "ValidatingWebhookConfiguration", false),
       builtin("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
-              "MutatingWebhookConfiguration", false, {}, false,
-              {{"Webhooks", "integer", ".webhooks.length", "", 0}, age}),
+              "MutatingWebhookConfiguration", false),
   };
   for (auto& r : list) {
     if (r.resource == "pods" || r.resource == "deployments" || r.resource == "replicasets" ||
         r.resource == "services")
       r.categories = {"all"};
     if (r.resource == "deployments" || r.resource == "replicasets") r.scaleSubresource = true;
+    if (r.group == "events.k8s.io") r.storage = "/events";  // with core/v1 Events (events.h)
     builtins_.push_back(std::make_shared<const ResourceInfo>(std::move(r)));
   }
 }

@@ -32,15 +32,21 @@ struct ResourceInfo {
   std::vector<std::string> shortNames;
   std::vector<std::string> categories;
   bool statusSubresource = false;
-  bool scaleSubresource = false;       // apps: spec.replicas / status.replicas
-  std::vector<PrinterColumn> columns;  // besides NAME (and AGE, added when no column is a date)
+  bool scaleSubresource = false;  // apps: spec.replicas / status.replicas
+  // Custom resources: besides NAME (and AGE, added when no column is a date). Built-ins are
+  // printed as kube-apiserver prints them (table.cc).
+  std::vector<PrinterColumn> columns;
   // For custom resources: the version's openAPIV3Schema (validation, defaults, pruning).
   std::shared_ptr<const boost::json::object> schema;
   bool custom = false;
 
+  // The store collection when it is another resource's: events.k8s.io/v1 Events live with the
+  // core/v1 ones ("/events"), converted on the way in and out (events.h).
+  std::string storage;
+
   std::string groupVersion() const { return group.empty() ? version : group + "/" + version; }
   // The store's collection name ("apps/deployments", "/pods"): shared by every version.
-  std::string storageKey() const { return group + "/" + resource; }
+  std::string storageKey() const { return storage.empty() ? group + "/" + resource : storage; }
 };
 
 class ResourceRegistry {

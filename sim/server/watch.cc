@@ -70,7 +70,7 @@ std::string eventLine(const char* type, const json::value& object) {
 
 asio::awaitable<void> ApiServer::serveWatch(net::HttpExchange& ex, Request& req) {
   const auto& r = *req.resource;
-  auto filter = parseFilter(req.query);
+  auto filter = parseFilter(req.query, &r);
   if (!filter) {
     {
       auto reply = errorReply(filter.error(), &r);

@@ -1,0 +1,346 @@
+#include "sim/server/defaults.h"
+
+#include <boost/json.hpp>
+#include <charconv>
+#include <map>
+
+#include "api/base64.h"
+#include "api/quantity.h"
+
+namespace flotilla::sim {
+namespace json = boost::json;
+
+namespace {
+
+// Go's zero values: an absent or null field, or an empty string, is "not set".
+bool unset(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return !v || v->is_null() || (v->is_string() && v->as_string().empty());
+}
+
+void setDefault(json::object& o, std::string_view key, json::value value) {
+  if (unset(o, key)) o[key] = std::move(value);
+}
+
+// The object at `key`, created when absent (or not an object).
+json::object& objectAt(json::object& o, std::string_view key) {
+  auto& v = o[key];
+  if (!v.is_object()) v = json::object{};
+  return v.as_object();
+}
+
+json::object* ifObject(json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  return v && v->is_object() ? &v->as_object() : nullptr;
+}
+
+json::array* ifArray(json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  return v && v->is_array() ? &v->as_array() : nullptr;
+}
+
+std::string stringAt(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+template <class F>
+void forEachObject(json::object& o, std::string_view key, F f) {
+  if (auto* list = ifArray(o, key))
+    for (auto& item : *list)
+      if (item.is_object()) f(item.as_object());
+}
+
+// parsers.ParseImageName's tag: "latest" when the reference has neither tag nor digest.
+std::string imageTag(std::string_view image) {
+  const size_t at = image.find('@');
+  const bool digest = at != std::string_view::npos;
+  std::string_view name = digest ? image.substr(0, at) : image;
+  const size_t slash = name.rfind('/');
+  const size_t colon = name.rfind(':');
+  if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash))
+    return std::string(name.substr(colon + 1));
+  return digest ? "" : "latest";
+}
+
+// A JSON number as the quantity text it stands for (0.5 → "0.5", not "5E-1").
+std::string numberText(const json::value& v) {
+  if (v.is_int64()) return std::to_string(v.as_int64());
+  if (v.is_uint64()) return std::to_string(v.as_uint64());
+  char buffer[64];
+  auto [end, ec] =
+      std::to_chars(buffer, buffer + sizeof buffer, v.as_double(), std::chars_format::fixed);
+  return ec == std::errc() ? std::string(buffer, end) : json::serialize(v);
+}
+
+// Quantities are stored in canonical form ("0.5" → "500m", "1024Mi" → "1Gi").
+void canonicalQuantities(json::object& list) {
+  for (auto& [name, value] : list) {
+    std::string text;
+    if (value.is_string()) {
+      text = value.as_string();
+    } else if (value.is_number()) {
+      text = numberText(value);
+    } else {
+      continue;
+    }
+    if (auto q = api::Quantity::parse(text)) value = q->str();
+  }
+}
+
+void defaultHttpGet(json::object& handler) {
+  if (auto* get = ifObject(handler, "httpGet")) {
+    setDefault(*get, "path", "/");
+    setDefault(*get, "scheme", "HTTP");
+  }
+}
+
+void defaultProbe(json::object& container, std::string_view key) {
+  auto* probe = ifObject(container, key);
+  if (!probe) return;
+  setDefault(*probe, "timeoutSeconds", 1);
+  setDefault(*probe, "periodSeconds", 10);
+  setDefault(*probe, "successThreshold", 1);
+  setDefault(*probe, "failureThreshold", 3);
+  defaultHttpGet(*probe);
+}
+
+void defaultFieldRef(json::object& holder) {
+  if (auto* ref = ifObject(holder, "fieldRef")) setDefault(*ref, "apiVersion", "v1");
+  if (auto* ref = ifObject(holder, "resourceFieldRef")) setDefault(*ref, "divisor", "0");
+}
+
+void defaultContainer(json::object& c, bool hostNetwork) {
+  if (unset(c, "imagePullPolicy"))
+    c["imagePullPolicy"] = imageTag(stringAt(c, "image")) == "latest" ? "Always" : "IfNotPresent";
+  setDefault(c, "terminationMessagePath", "/dev/termination-log");
+  setDefault(c, "terminationMessagePolicy", "File");
+  auto& resources = objectAt(c, "resources");  // always serialized, {} when empty
+  if (auto* requests = ifObject(resources, "requests")) canonicalQuantities(*requests);
+  if (auto* limits = ifObject(resources, "limits")) canonicalQuantities(*limits);
+  forEachObject(c, "ports", [&](json::object& port) {
+    setDefault(port, "protocol", "TCP");
+    const auto* hostPort = port.if_contains("hostPort");
+    const bool noHostPort = !hostPort || hostPort->is_null() || *hostPort == 0;
+    if (hostNetwork && noHostPort && port.contains("containerPort"))
+      port["hostPort"] = port.at("containerPort");
+  });
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"})
+    defaultProbe(c, probe);
+  if (auto* lifecycle = ifObject(c, "lifecycle")) {
+    for (const char* hook : {"postStart", "preStop"})
+      if (auto* handler = ifObject(*lifecycle, hook)) defaultHttpGet(*handler);
+  }
+  forEachObject(c, "env", [](json::object& env) {
+    if (auto* from = ifObject(env, "valueFrom")) defaultFieldRef(*from);
+  });
+}
+
+void defaultVolume(json::object& volume) {
+  // Every VolumeSource member (pointer.AllPtrFieldsNil: none set means emptyDir).
+  // clang-format off
+  static constexpr const char* kSources[] = {
+      "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret",
+      "nfs", "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder",
+      "cephfs", "flocker", "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume",
+      "quobyte", "azureDisk", "photonPersistentDisk", "projected", "portworxVolume", "scaleIO",
+      "storageos", "csi", "ephemeral"};
+  // clang-format on
+  bool hasSource = false;
+  for (const char* s : kSources) hasSource = hasSource || !unset(volume, s);
+  if (!hasSource) volume["emptyDir"] = json::object{};
+  for (const char* s : {"secret", "configMap", "downwardAPI", "projected"})
+    if (auto* source = ifObject(volume, s)) setDefault(*source, "defaultMode", 420);
+  if (auto* hostPath = ifObject(volume, "hostPath"); hostPath && !hostPath->contains("type"))
+    (*hostPath)["type"] = "";
+  if (auto* downward = ifObject(volume, "downwardAPI"))
+    forEachObject(*downward, "items", [](json::object& item) { defaultFieldRef(item); });
+  if (auto* projected = ifObject(volume, "projected")) {
+    forEachObject(*projected, "sources", [](json::object& source) {
+      if (auto* downward = ifObject(source, "downwardAPI"))
+        forEachObject(*downward, "items", [](json::object& item) { defaultFieldRef(item); });
+    });
+  }
+}
+
+void defaultPodTemplate(json::object& owner) {
+  auto* spec = ifObject(owner, "spec");
+  if (!spec) return;
+  auto* podTemplate = ifObject(*spec, "template");
+  if (!podTemplate) return;
+  defaultPodSpec(objectAt(*podTemplate, "spec"));
+}
+
+void defaultDeployment(json::object& d) {
+  auto& spec = objectAt(d, "spec");
+  setDefault(spec, "replicas", 1);
+  auto& strategy = objectAt(spec, "strategy");
+  setDefault(strategy, "type", "RollingUpdate");
+  if (stringAt(strategy, "type") == "RollingUpdate") {
+    auto& rolling = objectAt(strategy, "rollingUpdate");
+    setDefault(rolling, "maxUnavailable", "25%");
+    setDefault(rolling, "maxSurge", "25%");
+  }
+  setDefault(spec, "revisionHistoryLimit", 10);
+  setDefault(spec, "progressDeadlineSeconds", 600);
+  defaultPodTemplate(d);
+}
+
+void defaultReplicaSet(json::object& rs) {
+  setDefault(objectAt(rs, "spec"), "replicas", 1);
+  defaultPodTemplate(rs);
+}
+
+void defaultPod(json::object& pod) {
+  auto& spec = objectAt(pod, "spec");
+  defaultPodSpec(spec);
+  // Requests default to limits (SetDefaults_Pod), after the quantities are canonical.
+  for (const char* list : {"containers", "initContainers"}) {
+    forEachObject(spec, list, [](json::object& c) {
+      auto& resources = objectAt(c, "resources");
+      auto* limits = ifObject(resources, "limits");
+      if (!limits || limits->empty()) return;
+      auto& requests = objectAt(resources, "requests");
+      for (const auto& [name, value] : *limits)
+        if (!requests.contains(name)) requests[name] = value;
+    });
+  }
+  setDefault(spec, "enableServiceLinks", true);
+}
+
+void defaultSecret(json::object& secret) {
+  setDefault(secret, "type", "Opaque");
+  // stringData is write-only: merged into data (base64), as the v1 conversion does.
+  if (auto* stringData = ifObject(secret, "stringData")) {
+    auto& data = objectAt(secret, "data");
+    for (const auto& [key, value] : *stringData)
+      if (value.is_string()) data[key] = api::base64Encode(value.as_string());
+    secret.erase("stringData");
+  }
+}
+
+void defaultService(json::object& service) {
+  auto& spec = objectAt(service, "spec");
+  setDefault(spec, "type", "ClusterIP");
+  setDefault(spec, "sessionAffinity", "None");
+  const std::string type = stringAt(spec, "type");
+  setDefault(spec, "internalTrafficPolicy", "Cluster");
+  if (type == "NodePort" || type == "LoadBalancer")
+    setDefault(spec, "externalTrafficPolicy", "Cluster");
+  if (type == "LoadBalancer") setDefault(spec, "allocateLoadBalancerNodePorts", true);
+  forEachObject(spec, "ports", [&](json::object& port) {
+    setDefault(port, "protocol", "TCP");
+    const auto* target = port.if_contains("targetPort");
+    const bool noTarget = !target || target->is_null() || *target == 0 ||
+                          (target->is_string() && target->as_string().empty());
+    if (noTarget && port.contains("port")) port["targetPort"] = port.at("port");
+  });
+}
+
+bool hasToleration(const json::array& tolerations, std::string_view key) {
+  for (const auto& t : tolerations) {
+    if (!t.is_object()) continue;
+    const std::string k = stringAt(t.as_object(), "key");
+    const std::string effect = stringAt(t.as_object(), "effect");
+    if ((k == key || k.empty()) && (effect == "NoExecute" || effect.empty())) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void defaultPodSpec(json::object& spec) {
+  setDefault(spec, "dnsPolicy", "ClusterFirst");
+  setDefault(spec, "restartPolicy", "Always");
+  if (unset(spec, "securityContext")) spec["securityContext"] = json::object{};
+  setDefault(spec, "terminationGracePeriodSeconds", 30);
+  setDefault(spec, "schedulerName", "default-scheduler");
+  // The deprecated serviceAccount mirrors serviceAccountName (v1 conversion).
+  if (unset(spec, "serviceAccountName") && !unset(spec, "serviceAccount"))
+    spec["serviceAccountName"] = spec.at("serviceAccount");
+  if (!unset(spec, "serviceAccountName")) spec["serviceAccount"] = spec.at("serviceAccountName");
+  const auto* hostNetwork = spec.if_contains("hostNetwork");
+  const bool host = hostNetwork && hostNetwork->is_bool() && hostNetwork->as_bool();
+  for (const char* list : {"containers", "initContainers", "ephemeralContainers"})
+    forEachObject(spec, list, [&](json::object& c) { defaultContainer(c, host); });
+  forEachObject(spec, "volumes", defaultVolume);
+}
+
+void applyDefaults(std::string_view group, std::string_view resource, json::object& object) {
+  if (group == "apps" && resource == "deployments") return defaultDeployment(object);
+  if (group == "apps" && resource == "replicasets") return defaultReplicaSet(object);
+  if (!group.empty()) return;
+  if (resource == "pods") return defaultPod(object);
+  if (resource == "secrets") return defaultSecret(object);
+  if (resource == "services") return defaultService(object);
+}
+
+void admitPod(json::object& pod, const json::object* old) {
+  auto& spec = objectAt(pod, "spec");
+  // DefaultTolerationSeconds: tolerate not-ready and unreachable nodes for 300 s, unless the pod
+  // already tolerates them (NoExecute or any effect; an empty key tolerates every taint).
+  auto& tolerations = spec["tolerations"];
+  if (!tolerations.is_array()) tolerations = json::array{};
+  for (const char* key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    if (hasToleration(tolerations.as_array(), key)) continue;
+    tolerations.as_array().push_back(json::object{
+        {"key", key}, {"operator", "Exists"}, {"effect", "NoExecute"}, {"tolerationSeconds", 300}});
+  }
+  const json::object* oldSpec = nullptr;
+  if (old)
+    if (const auto* s = old->if_contains("spec"); s && s->is_object()) oldSpec = &s->as_object();
+  // Priority (no PriorityClass exists) and ServiceAccount; an update keeps what the pod had.
+  for (const char* field : {"priority", "preemptionPolicy", "serviceAccountName", "serviceAccount"})
+    if (oldSpec && unset(spec, field) && !unset(*oldSpec, field)) spec[field] = oldSpec->at(field);
+  setDefault(spec, "priority", 0);
+  setDefault(spec, "preemptionPolicy", "PreemptLowerPriority");
+  setDefault(spec, "serviceAccountName", "default");
+  setDefault(spec, "serviceAccount", spec.at("serviceAccountName"));
+}
+
+std::string podQosClass(const json::object& pod) {
+  const auto* specValue = pod.if_contains("spec");
+  if (!specValue || !specValue->is_object()) return "BestEffort";
+  const auto& spec = specValue->as_object();
+  std::map<std::string, api::Quantity> requests, limits;
+  bool guaranteed = true;
+  auto add = [](std::map<std::string, api::Quantity>& sum, const json::object& list,
+                std::map<std::string, bool>* found) {
+    for (const auto& [name, value] : list) {
+      if (name != "cpu" && name != "memory") continue;
+      const std::string text = value.is_string()   ? std::string(value.as_string())
+                               : value.is_number() ? numberText(value)
+                                                   : std::string();
+      auto q = api::Quantity::parse(text);
+      if (!q || q->sign() <= 0) continue;
+      sum[std::string(name)] += *q;
+      if (found) (*found)[std::string(name)] = true;
+    }
+  };
+  for (const char* list : {"containers", "initContainers"}) {
+    const auto* containers = spec.if_contains(list);
+    if (!containers || !containers->is_array()) continue;
+    for (const auto& c : containers->as_array()) {
+      if (!c.is_object()) continue;
+      const auto* resources = c.as_object().if_contains("resources");
+      const json::object empty;
+      const json::object& r = resources && resources->is_object() ? resources->as_object() : empty;
+      if (const auto* req = r.if_contains("requests"); req && req->is_object())
+        add(requests, req->as_object(), nullptr);
+      std::map<std::string, bool> found;
+      if (const auto* lim = r.if_contains("limits"); lim && lim->is_object())
+        add(limits, lim->as_object(), &found);
+      if (!found["cpu"] || !found["memory"]) guaranteed = false;
+    }
+  }
+  if (requests.empty() && limits.empty()) return "BestEffort";
+  if (guaranteed) {
+    for (const auto& [name, request] : requests) {
+      auto it = limits.find(name);
+      if (it == limits.end() || !(it->second == request)) guaranteed = false;
+    }
+  }
+  return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
+}
+
+}  // namespace flotilla::sim

@@ -1,0 +1,36 @@
+// Defaulting of built-in objects as kube-apiserver applies it on every write, before admission
+// (the SetDefaults_* functions of k8s.io/kubernetes/pkg/apis/*/v1 and what decoding always
+// serializes), and the built-in admission plugins that mutate pods (DefaultTolerationSeconds,
+// Priority, ServiceAccount). Checked rule by rule against kube-apiserver v1.24; the list is in
+// docs/sim.md ("Defaulting").
+//
+// Defaults are pure and idempotent: defaulting a defaulted object changes nothing, so a client
+// that writes back what it wants (without the defaults) makes no change and no new
+// resourceVersion.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <string>
+#include <string_view>
+
+namespace flotilla::sim {
+
+// The defaults of one built-in resource ("apps"/"deployments", "apps"/"replicasets", ""/"pods",
+// ""/"secrets", ""/"services"), in place. Other resources are left alone.
+void applyDefaults(std::string_view group, std::string_view resource, boost::json::object& object);
+
+// The parts shared by every pod template and pod (SetDefaults_PodSpec and what it reaches:
+// containers, ports, probes, env, volumes).
+void defaultPodSpec(boost::json::object& spec);
+
+// What the built-in mutating admission plugins do to a pod on create (`old` null) and update:
+// the not-ready/unreachable NoExecute tolerations (300 s), priority 0 and preemptionPolicy
+// PreemptLowerPriority (no PriorityClass), serviceAccountName "default". On update, values the
+// new pod leaves out are kept from the old one, as the plugins keep them.
+void admitPod(boost::json::object& pod, const boost::json::object* old);
+
+// status.qosClass from the containers' cpu and memory requests and limits: Guaranteed,
+// Burstable or BestEffort (k8s.io/kubernetes/pkg/apis/core/helper/qos).
+std::string podQosClass(const boost::json::object& pod);
+
+}  // namespace flotilla::sim

@@ -1,0 +1,242 @@
+// Expected objects are what kube-apiserver v1.24 returned for the same input (less the
+// serialization-only `template.metadata.creationTimestamp: null` and the ServiceAccount plugin's
+// token volume, which the sim does not add).
+#include "sim/server/defaults.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+namespace flotilla::sim {
+namespace {
+
+namespace json = boost::json;
+
+json::object parse(std::string_view text) { return json::parse(text).as_object(); }
+
+TEST(Defaults, DeploymentAsKubeApiserverReturnsIt) {
+  auto d = parse(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+    "spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},
+    "spec":{"initContainers":[{"name":"init","image":"busybox"}],
+      "containers":[{"name":"web","image":"nginx:1.25","ports":[{"containerPort":80}],
+        "env":[{"name":"POD","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}}],
+        "readinessProbe":{"httpGet":{"path":"/","port":80}},
+        "livenessProbe":{"exec":{"command":["true"]},"periodSeconds":5}},
+      {"name":"side","image":"busybox:latest"}]}}}})");
+  applyDefaults("apps", "deployments", d);
+  EXPECT_EQ(d.at("spec"), json::parse(R"({
+    "progressDeadlineSeconds":600,"replicas":1,"revisionHistoryLimit":10,
+    "selector":{"matchLabels":{"app":"web"}},
+    "strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"},
+    "template":{"metadata":{"labels":{"app":"web"}},"spec":{
+      "containers":[
+        {"env":[{"name":"POD","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}}],
+         "image":"nginx:1.25","imagePullPolicy":"IfNotPresent",
+         "livenessProbe":{"exec":{"command":["true"]},"failureThreshold":3,"periodSeconds":5,
+                          "successThreshold":1,"timeoutSeconds":1},
+         "name":"web","ports":[{"containerPort":80,"protocol":"TCP"}],
+         "readinessProbe":{"failureThreshold":3,"httpGet":{"path":"/","port":80,"scheme":"HTTP"},
+                           "periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},
+         "resources":{},"terminationMessagePath":"/dev/termination-log",
+         "terminationMessagePolicy":"File"},
+        {"image":"busybox:latest","imagePullPolicy":"Always","name":"side","resources":{},
+         "terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],
+      "dnsPolicy":"ClusterFirst",
+      "initContainers":[{"image":"busybox","imagePullPolicy":"Always","name":"init","resources":{},
+         "terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],
+      "restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},
+      "terminationGracePeriodSeconds":30}}})"));
+  // Defaulting a defaulted object changes nothing.
+  auto again = d;
+  applyDefaults("apps", "deployments", again);
+  EXPECT_EQ(again, d);
+  // A pod template is not a pod: no enableServiceLinks, no requests from limits, no tolerations.
+  EXPECT_FALSE(d.at("spec").at("template").at("spec").as_object().contains("enableServiceLinks"));
+}
+
+TEST(Defaults, DeploymentStrategyAndExplicitValues) {
+  auto recreate = parse(R"({"spec":{"replicas":0,"strategy":{"type":"Recreate"},
+      "revisionHistoryLimit":2,"template":{"spec":{"containers":[{"name":"web",
+      "image":"nginx:1.25","resources":{"limits":{"cpu":"100m"}}}]}}}})");
+  applyDefaults("apps", "deployments", recreate);
+  const auto& spec = recreate.at("spec").as_object();
+  EXPECT_EQ(spec.at("replicas"), 0);
+  EXPECT_EQ(spec.at("revisionHistoryLimit"), 2);
+  EXPECT_EQ(spec.at("strategy"), json::parse(R"({"type":"Recreate"})"));
+  EXPECT_EQ(spec.at("template").at("spec").at("containers").at(0).at("resources"),
+            json::parse(R"({"limits":{"cpu":"100m"}})"));
+
+  auto partial = parse(R"({"spec":{"strategy":{"rollingUpdate":{"maxSurge":1}}}})");
+  applyDefaults("apps", "deployments", partial);
+  EXPECT_EQ(partial.at("spec").at("strategy"),
+            json::parse(R"({"rollingUpdate":{"maxSurge":1,"maxUnavailable":"25%"},
+                            "type":"RollingUpdate"})"));
+}
+
+TEST(Defaults, ImagePullPolicyFollowsTheTag) {
+  auto policy = [](const char* image) {
+    auto rs = parse(R"({"spec":{"template":{"spec":{"containers":[{"name":"c"}]}}}})");
+    rs["spec"]
+        .as_object()["template"]
+        .as_object()["spec"]
+        .as_object()["containers"]
+        .as_array()[0]
+        .as_object()["image"] = image;
+    applyDefaults("apps", "replicasets", rs);
+    EXPECT_EQ(rs.at("spec").at("replicas"), 1);
+    return std::string(rs.at("spec")
+                           .at("template")
+                           .at("spec")
+                           .at("containers")
+                           .at(0)
+                           .at("imagePullPolicy")
+                           .as_string());
+  };
+  EXPECT_EQ(policy("nginx"), "Always");
+  EXPECT_EQ(policy("nginx:latest"), "Always");
+  EXPECT_EQ(policy("registry:5000/nginx"), "Always");
+  EXPECT_EQ(policy("nginx:1.25"), "IfNotPresent");
+  EXPECT_EQ(policy("registry:5000/nginx:1.25"), "IfNotPresent");
+  EXPECT_EQ(policy("nginx@sha256:0000000000000000000000000000000000000000000000000000000000000000"),
+            "IfNotPresent");
+}
+
+TEST(Defaults, PodSpecVolumesPortsAndQuantities) {
+  auto pod = parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"pod2"},"spec":{
+    "hostNetwork":true,
+    "volumes":[{"name":"cm","configMap":{"name":"cm1"}},{"name":"sec","secret":{"secretName":"s1"}},
+      {"name":"dapi","downwardAPI":{"items":[{"path":"x","fieldRef":{"fieldPath":"metadata.name"}}]}},
+      {"name":"proj","projected":{"sources":[{"configMap":{"name":"cm1"}}]}},
+      {"name":"ed","emptyDir":{}},{"name":"hp","hostPath":{"path":"/tmp"}},{"name":"bare"}],
+    "containers":[{"name":"web","image":"nginx:latest","ports":[{"containerPort":8080}],
+      "resources":{"limits":{"cpu":"0.1","memory":"64Mi"},"requests":{"ephemeral-storage":"1000M"}},
+      "env":[{"name":"CPU","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu"}}}],
+      "livenessProbe":{"httpGet":{"port":80}},"lifecycle":{"preStop":{"httpGet":{"port":80}}},
+      "securityContext":{}}]}})");
+  applyDefaults("", "pods", pod);
+  const auto& spec = pod.at("spec").as_object();
+  EXPECT_EQ(spec.at("volumes"), json::parse(R"([
+    {"name":"cm","configMap":{"name":"cm1","defaultMode":420}},
+    {"name":"sec","secret":{"secretName":"s1","defaultMode":420}},
+    {"name":"dapi","downwardAPI":{"items":[{"path":"x","fieldRef":{"fieldPath":"metadata.name",
+      "apiVersion":"v1"}}],"defaultMode":420}},
+    {"name":"proj","projected":{"sources":[{"configMap":{"name":"cm1"}}],"defaultMode":420}},
+    {"name":"ed","emptyDir":{}},{"name":"hp","hostPath":{"path":"/tmp","type":""}},
+    {"name":"bare","emptyDir":{}}])"));
+  const auto& c = spec.at("containers").at(0).as_object();
+  EXPECT_EQ(c.at("imagePullPolicy"), "Always");
+  EXPECT_EQ(c.at("ports"),
+            json::parse(R"([{"containerPort":8080,"protocol":"TCP","hostPort":8080}])"));
+  // Canonical quantities; requests default to limits on pods.
+  EXPECT_EQ(c.at("resources"), json::parse(R"({"limits":{"cpu":"100m","memory":"64Mi"},
+      "requests":{"ephemeral-storage":"1G","cpu":"100m","memory":"64Mi"}})"));
+  EXPECT_EQ(c.at("env").at(0).at("valueFrom"),
+            json::parse(R"({"resourceFieldRef":{"resource":"limits.cpu","divisor":"0"}})"));
+  EXPECT_EQ(c.at("lifecycle"),
+            json::parse(R"({"preStop":{"httpGet":{"port":80,"path":"/","scheme":"HTTP"}}})"));
+  EXPECT_EQ(c.at("securityContext"), json::object{});
+  EXPECT_EQ(spec.at("enableServiceLinks"), true);
+  EXPECT_EQ(podQosClass(pod), "Guaranteed");
+}
+
+TEST(Defaults, NumbersHostPortZeroAndServiceAccountMirror) {
+  auto d = parse(R"({"spec":{"template":{"spec":{"serviceAccountName":"robot","hostNetwork":true,
+      "containers":[{"name":"web","image":"nginx:1.25","ports":[{"containerPort":80,"hostPort":0}],
+      "resources":{"requests":{"cpu":0.5,"memory":1073741824}}}]}}}})");
+  applyDefaults("apps", "deployments", d);
+  const auto& spec = d.at("spec").at("template").at("spec");
+  EXPECT_EQ(spec.at("serviceAccount"), "robot");
+  const auto& c = spec.at("containers").at(0);
+  EXPECT_EQ(c.at("ports").at(0).at("hostPort"), 80);
+  EXPECT_EQ(c.at("resources").at("requests"),
+            json::parse(R"({"cpu":"500m","memory":"1073741824"})"));
+}
+
+TEST(Defaults, PodAdmissionTolerationsPriorityServiceAccount) {
+  auto pod = parse(R"({"spec":{"tolerations":[
+      {"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoSchedule"},
+      {"key":"node.kubernetes.io/unreachable","operator":"Exists"}],
+      "containers":[{"name":"web","image":"nginx"}]}})");
+  applyDefaults("", "pods", pod);
+  admitPod(pod, nullptr);
+  const auto& spec = pod.at("spec").as_object();
+  // NoSchedule does not tolerate the NoExecute taint; an empty effect does.
+  EXPECT_EQ(spec.at("tolerations"), json::parse(R"([
+      {"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoSchedule"},
+      {"key":"node.kubernetes.io/unreachable","operator":"Exists"},
+      {"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute",
+       "tolerationSeconds":300}])"));
+  EXPECT_EQ(spec.at("priority"), 0);
+  EXPECT_EQ(spec.at("preemptionPolicy"), "PreemptLowerPriority");
+  EXPECT_EQ(spec.at("serviceAccountName"), "default");
+  EXPECT_EQ(spec.at("serviceAccount"), "default");
+  EXPECT_EQ(podQosClass(pod), "BestEffort");
+
+  auto bare = parse(R"({"spec":{"containers":[{"name":"web","image":"nginx"}]}})");
+  admitPod(bare, nullptr);
+  EXPECT_EQ(bare.at("spec").at("tolerations"), json::parse(R"([
+      {"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute",
+       "tolerationSeconds":300},
+      {"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute",
+       "tolerationSeconds":300}])"));
+  auto admittedAgain = bare;
+  admitPod(admittedAgain, &bare);
+  EXPECT_EQ(admittedAgain, bare);
+
+  // An update that leaves the admission fields out keeps the old values.
+  auto old = parse(R"({"spec":{"priority":7,"preemptionPolicy":"Never",
+      "serviceAccountName":"robot","serviceAccount":"robot"}})");
+  auto update = parse(R"({"spec":{}})");
+  admitPod(update, &old);
+  EXPECT_EQ(update.at("spec").at("priority"), 7);
+  EXPECT_EQ(update.at("spec").at("preemptionPolicy"), "Never");
+  EXPECT_EQ(update.at("spec").at("serviceAccount"), "robot");
+}
+
+TEST(Defaults, QosClasses) {
+  auto qos = [](std::string_view containers) {
+    return podQosClass(
+        parse(std::string(R"({"spec":{"containers":)") + std::string(containers) + "}}"));
+  };
+  EXPECT_EQ(qos(R"([{"name":"a"}])"), "BestEffort");
+  EXPECT_EQ(qos(R"([{"name":"a","resources":{"requests":{"cpu":"100m"}}}])"), "Burstable");
+  EXPECT_EQ(qos(R"([{"name":"a","resources":{"requests":{"cpu":"0.1","memory":"1Gi"},
+      "limits":{"cpu":"100m","memory":"1024Mi"}}}])"),
+            "Guaranteed");
+  EXPECT_EQ(qos(R"([{"name":"a","resources":{"limits":{"cpu":"1","memory":"1Gi"}}},
+      {"name":"b","resources":{"limits":{"cpu":"1"}}}])"),
+            "Burstable");
+  EXPECT_EQ(qos(R"([{"name":"a","resources":{"requests":{"example.com/gpu":"1"}}}])"),
+            "BestEffort");
+}
+
+TEST(Defaults, SecretsAndServices) {
+  auto secret = parse(R"({"stringData":{"x":"1"},"data":{"y":"Mg=="}})");
+  applyDefaults("", "secrets", secret);
+  EXPECT_EQ(secret, parse(R"({"data":{"y":"Mg==","x":"MQ=="},"type":"Opaque"})"));
+
+  auto service = parse(R"({"spec":{"selector":{"app":"web"},
+      "ports":[{"name":"http","port":80,"targetPort":8080},{"name":"https","port":443}]}})");
+  applyDefaults("", "services", service);
+  EXPECT_EQ(service.at("spec"), json::parse(R"({"selector":{"app":"web"},
+      "ports":[{"name":"http","port":80,"targetPort":8080,"protocol":"TCP"},
+               {"name":"https","port":443,"protocol":"TCP","targetPort":443}],
+      "type":"ClusterIP","sessionAffinity":"None","internalTrafficPolicy":"Cluster"})"));
+  auto lb = parse(R"({"spec":{"type":"LoadBalancer","ports":[{"port":53,"protocol":"UDP"}]}})");
+  applyDefaults("", "services", lb);
+  EXPECT_EQ(lb.at("spec").at("externalTrafficPolicy"), "Cluster");
+  EXPECT_EQ(lb.at("spec").at("allocateLoadBalancerNodePorts"), true);
+  EXPECT_EQ(lb.at("spec").at("ports").at(0).at("protocol"), "UDP");
+
+  auto external = parse(R"({"spec":{"type":"ExternalName","externalName":"example.com"}})");
+  applyDefaults("", "services", external);
+  EXPECT_EQ(external.at("spec"), json::parse(R"({"type":"ExternalName",
+      "externalName":"example.com","sessionAffinity":"None","internalTrafficPolicy":"Cluster"})"));
+
+  auto configMap = parse(R"({"data":{"a":"b"}})");
+  applyDefaults("", "configmaps", configMap);
+  EXPECT_EQ(configMap, parse(R"({"data":{"a":"b"}})"));
+}
+
+}  // namespace
+}  // namespace flotilla::sim
