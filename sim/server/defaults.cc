@@ -198,10 +198,13 @@ void defaultPod(json::object& pod) {
   for (const char* list : {"containers", "initContainers"}) {
     forEachObject(spec, list, [](json::object& c) {
       auto& resources = objectAt(c, "resources");
-      auto* limits = ifObject(resources, "limits");
-      if (!limits || limits->empty()) return;
+      const auto* found = ifObject(resources, "limits");
+      if (!found || found->empty()) return;
+      // A copy: adding "requests" below may move the members of `resources` (and with them the
+      // limits object a pointer would point into).
+      const json::object limits = *found;
       auto& requests = objectAt(resources, "requests");
-      for (const auto& [name, value] : *limits)
+      for (const auto& [name, value] : limits)
         if (!requests.contains(name)) requests[name] = value;
     });
   }
@@ -211,9 +214,11 @@ void defaultPod(json::object& pod) {
 void defaultSecret(json::object& secret) {
   setDefault(secret, "type", "Opaque");
   // stringData is write-only: merged into data (base64), as the v1 conversion does.
-  if (auto* stringData = ifObject(secret, "stringData")) {
+  if (const auto* found = ifObject(secret, "stringData")) {
+    // A copy: adding "data" may move the members of `secret`, stringData's among them.
+    const json::object stringData = *found;
     auto& data = objectAt(secret, "data");
-    for (const auto& [key, value] : *stringData)
+    for (const auto& [key, value] : stringData)
       if (value.is_string()) data[key] = api::base64Encode(value.as_string());
     secret.erase("stringData");
   }
