@@ -50,6 +50,11 @@ std::optional<std::vector<Step>> parsePath(std::string_view path) {
         s.filterKey = std::string(cond.substr(0, eq));
         s.filterValue = std::string(value);
         steps.push_back(std::move(s));
+      } else if (inside == "*") {
+        // kube-apiserver's printer columns print the first of several results.
+        Step s{Step::Kind::kIndex};
+        s.index = 0;
+        steps.push_back(std::move(s));
       } else {
         size_t n = 0;
         for (char c : inside) {

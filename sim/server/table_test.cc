@@ -18,6 +18,8 @@ TEST(JsonPath, PrinterColumnSubset) {
   EXPECT_EQ(*evalJsonPath(o, ".metadata.name"), "a");
   EXPECT_EQ(*evalJsonPath(o, ".status.conditions[?(@.type==\"Ready\")].status"), "True");
   EXPECT_EQ(*evalJsonPath(o, ".spec.list[0].x"), 5);
+  EXPECT_EQ(*evalJsonPath(o, ".spec.list[*].x"),
+            5);  // the first result, as kube-apiserver prints it
   EXPECT_EQ(*evalJsonPath(o, ".webhooks.length"), 3);
   EXPECT_FALSE(evalJsonPath(o, ".spec.missing"));
   EXPECT_FALSE(evalJsonPath(o, ".spec.list[3]"));
