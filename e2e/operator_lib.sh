@@ -107,13 +107,35 @@ mkubectl() { local m=$1; shift; kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" 
 
 # writes KUBECONFIG [member]: the write requests (POST/PUT/PATCH/APPLY/DELETE: create, update...) the API
 # server has served (kube-apiserver's apiserver_request_total), leader-election Leases and Events
-# aside. On a member only what Flotilla writes counts (Deployments and Namespaces, not
+# aside, and FederatedClusters (their lastProbeTime is refreshed once a minute by design). On a
+# member only what Flotilla writes counts (Deployments and Namespaces, not
 # deployments/status, which the member's own deployment controller keeps writing).
 writes() {
   kubectl --kubeconfig "$1" get --raw /metrics 2>/dev/null |
     awk -v member="${2:-}" '/^apiserver_request_total\{/ && /verb="(POST|PUT|CREATE|UPDATE|PATCH|APPLY|DELETE|DELETECOLLECTION)"/ &&
-         !/resource="(leases|events)"/ {
+         !/resource="(leases|events|federatedclusters)"/ {
            if (member != "" && !(/resource="(deployments|namespaces)"/ && /subresource=""/)) next
            s += $NF
          } END { print s + 0 }'
+}
+
+# quiet NAME: waits (up to 30 s) until operator NAME has nothing to do: every work queue empty
+# and no reconcile for 3 s (longer than the controllers' 1 s retries and 200 ms coalescing), so
+# that what it writes afterwards can be attributed to whatever happens next.
+quiet() {
+  local deadline=$((SECONDS + 30)) last="" since=$SECONDS m activity
+  while ((SECONDS < deadline)); do
+    m=$(metrics "$1")
+    # The cluster controller probes every period by design: its activity does not count.
+    activity=$(awk '(/^flotilla_controller_reconcile_total/ && !/controller="cluster"/) || /^flotilla_scheduler_schedule_attempts_total/ {s += $NF} END {print s + 0}' <<<"$m")
+    if grep -E '^flotilla_workqueue_depth\{.*\} [1-9]|^flotilla_scheduler_queue_depth\{queue="(active|inflight)"\} [1-9]' <<<"$m" | grep -qv 'queue="cluster"' ||
+       [[ $activity != "$last" ]]; then
+      last=$activity
+      since=$SECONDS
+    elif ((SECONDS - since >= 3)); then
+      return 0
+    fi
+    sleep 0.2
+  done
+  return 1
 }

@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
   ctl::status::StatusController status(manager->client(), manager->executor(),
                                        {*federated, *bindings, *deployments, *clusters}, members);
   auto& statusLoop = manager->addController("status", status, controllerOptions());
-  status.watch(statusLoop, *federated, *bindings, *deployments);
+  status.watch(statusLoop, *federated, *bindings, *deployments, *clusters);
 
   // What happens on members reaches the controllers through their queues. Member status churn
   // is coalesced: a burst of updates for one workload within 200 ms is one status reconcile.

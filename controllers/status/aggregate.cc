@@ -198,8 +198,14 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
       s.unavailableReplicas += d.status.unavailableReplicas;
     }
     // The placement must be for the replicas this generation asks for.
-    if (binding && (binding->spec.replicas != host->spec.replicas.value_or(1) ||
-                    binding->status.schedulerObservedGeneration < binding->metadata.generation))
+    // ... and applied: FullyApplied for the binding's current generation (a scale's new template
+    // annotation can reach the members before the new replica counts do).
+    const auto* applied =
+        binding ? api::findCondition(binding->status.conditions, "FullyApplied") : nullptr;
+    if (binding &&
+        (binding->spec.replicas != host->spec.replicas.value_or(1) ||
+         binding->status.schedulerObservedGeneration < binding->metadata.generation || !applied ||
+         applied->status != "True" || applied->observedGeneration != binding->metadata.generation))
       allObserved = false;
     if (allObserved) s.observedGeneration = host->metadata.generation;
     const int32_t want = host->spec.replicas.value_or(1);

@@ -26,6 +26,7 @@ api::ResourceBinding rb() {
   b.spec.replicas = 6;
   b.spec.clusters = {{"member2", 4}, {"member1", 2}};
   b.status.schedulerObservedGeneration = 3;
+  b.status.conditions.push_back({"FullyApplied", "True", 3, kNow, "FullyAppliedSuccess", ""});
   b.status.aggregatedStatus = {{.clusterName = "member1", .applied = true, .propagation = "OK"},
                                {.clusterName = "member2", .applied = true, .propagation = "OK"}};
   return b;
@@ -103,6 +104,13 @@ TEST(Aggregate, ObservedGenerationWaitsForEveryMember) {
     ASSERT_TRUE(a.host) << c.name;
     EXPECT_EQ(a.host->observedGeneration, 4) << c.name;  // unchanged: rollout status waits
   }
+  // The sync controller has not applied the binding's current generation yet.
+  auto behind = b;
+  behind.status.conditions[0].observedGeneration = 2;
+  EXPECT_EQ(
+      aggregate(fd(), &behind, {{"member1", member(2, 2)}, {"member2", member(4, 4)}}, &h, kNow)
+          .host->observedGeneration,
+      4);
   // The placement is for another replica count (the scale has not been scheduled yet).
   const auto scaled = host(6, 9);
   const auto a = aggregate(

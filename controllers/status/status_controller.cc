@@ -38,12 +38,32 @@ StatusController::StatusController(kube::RestClient& host, boost::asio::any_io_e
 
 void StatusController::watch(kube::Controller& controller,
                              kube::SharedInformer& federatedDeployments,
-                             kube::SharedInformer& bindings, kube::SharedInformer& deployments) {
+                             kube::SharedInformer& bindings, kube::SharedInformer& deployments,
+                             kube::SharedInformer& clusters) {
   controller.watch(federatedDeployments, kube::mapToSelf(), kube::generationChanged());
   // Every binding change matters: spec.clusters (scheduler) and the sync controller's status.
   controller.watch(bindings);
   // A scale or template change of the host Deployment (not our own status writes).
   controller.watch(deployments, kube::mapToSelf(), kube::generationChanged());
+  // A cluster whose readiness changed: what its workloads report changes with it.
+  controller.watch(
+      clusters,
+      [&bindings](const kube::ObjectPtr& fc) {
+        std::vector<std::string> keys;
+        for (const auto& rb : bindings.store().byIndex("cluster", kube::objectKey(*fc)))
+          keys.push_back(kube::objectKey(*rb));
+        return keys;
+      },
+      kube::Predicate{nullptr,
+                      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+                        auto x = fromObject<api::FederatedCluster>(a);
+                        auto y = fromObject<api::FederatedCluster>(b);
+                        if (!x || !y) return false;
+                        const auto* rx = api::findCondition(x->status.conditions, "Ready");
+                        const auto* ry = api::findCondition(y->status.conditions, "Ready");
+                        return (rx ? rx->status : "") != (ry ? ry->status : "");
+                      },
+                      nullptr});
 }
 
 bool StatusController::clusterReady(const std::string& cluster) const {
@@ -88,7 +108,14 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
   if (rb) {
     for (const auto& target : rb->spec.clusters) {
       auto member = members_.get(target.name);
-      if (member && member->synced()) continue;
+      if (member && member->synced() && clusterReady(target.name)) continue;
+      // A cluster that is not Ready: its cache is frozen at what it last said; report it as
+      // unknown rather than healthy.
+      if (member && member->synced()) {
+        members.erase(target.name);
+        unknown.insert(target.name);
+        continue;
+      }
       // Not connected yet (the operator just started) while the cluster is Ready: wait rather
       // than report zero replicas; a cluster that is not Ready keeps what it said last.
       if (clusterReady(target.name)) return kube::ReconcileResult{false, std::chrono::seconds(1)};

@@ -28,7 +28,8 @@ class StatusController final : public kube::Reconciler {
                    std::function<api::Clock::time_point()> wallClock = api::Clock::now);
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
   void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
-             kube::SharedInformer& bindings, kube::SharedInformer& deployments);
+             kube::SharedInformer& bindings, kube::SharedInformer& deployments,
+             kube::SharedInformer& clusters);
 
  private:
   bool clusterReady(const std::string& cluster) const;
