@@ -7,6 +7,7 @@
 #include "api/json_codec.h"
 #include "controllers/common/await.h"
 #include "controllers/common/log.h"
+#include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
 #include "controllers/scheduler/triggers.h"
 #include "scheduler/extender/http_extender_client.h"
@@ -38,6 +39,35 @@ void readPolicy(const T& policy, PolicyView& view) {
     if (auto d = api::parseDuration(policy.spec.failover->clusterNotReadyFor))
       view.clusterNotReadyFor = *d;
   }
+}
+
+// Sets the fields the scheduler owns (the Scheduled condition, schedulerObservedGeneration,
+// lastScheduledTime, lastScheduleType, placementSummary, diagnosis) from `mine` on the binding
+// object, leaving the other controllers' fields; false when nothing changes.
+api::Result<bool> applySchedulerStatus(json::object& object,
+                                       const api::ResourceBindingStatus& mine) {
+  auto current = fromObject<api::ResourceBinding>(object);
+  if (!current) return current.error();
+  api::ResourceBindingStatus next = current->status;
+  next.schedulerObservedGeneration = mine.schedulerObservedGeneration;
+  next.lastScheduledTime = mine.lastScheduledTime;
+  next.lastScheduleType = mine.lastScheduleType;
+  next.placementSummary = mine.placementSummary;
+  next.diagnosis = mine.diagnosis;
+  if (const auto* c = api::findCondition(mine.conditions, "Scheduled")) {
+    bool found = false;
+    for (auto& existing : next.conditions) {
+      if (existing.type == "Scheduled") {
+        existing = *c;
+        found = true;
+      }
+    }
+    if (!found) next.conditions.push_back(*c);
+  }
+  const json::value status = api::encode(next);
+  if (sameStatus(object, status)) return false;
+  object["status"] = status;
+  return true;
 }
 
 }  // namespace
@@ -295,6 +325,26 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   const auto decision =
       fs::decideSchedule(rb, last, fleetNow->clusters, now, policy.clusterNotReadyFor);
   if (decision.type == fs::ScheduleType::kNone) {
+    // The placement is current but its status is not (an operator killed between the spec and
+    // the status write): say what is placed, without rescheduling.
+    const auto* scheduled = api::findCondition(rb.status.conditions, "Scheduled");
+    if (!rb.spec.clusters.empty() &&
+        (!scheduled || scheduled->status != "True" ||
+         rb.status.schedulerObservedGeneration < rb.metadata.generation)) {
+      api::ResourceBindingStatus repaired = rb.status;
+      fs::ReplicaMap placed;
+      for (const auto& c : rb.spec.clusters) placed[c.name] = c.replicas;
+      repaired.placementSummary = fs::placementSummary(placed);
+      repaired.schedulerObservedGeneration = rb.metadata.generation;
+      if (repaired.lastScheduledTime.empty()) repaired.lastScheduledTime = api::formatRfc3339(now);
+      api::setCondition(repaired.conditions, "Scheduled", "True", "Success", "",
+                        rb.metadata.generation, api::formatRfc3339(now));
+      auto written = writeStatus(host_, executor_, resources::kResourceBindings, *cached,
+                                 [&repaired](json::object& object) -> api::Result<bool> {
+                                   return applySchedulerStatus(object, repaired);
+                                 });
+      if (!written) return Outcome::kError;
+    }
     // A target cluster that is not ready yet, within the policy's grace: look again when the
     // grace runs out (no cluster event will come to say so).
     std::optional<nanoseconds> soonest;
@@ -356,14 +406,17 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
         if (c.type == "Scheduled") c.observedGeneration = generation;
     }
   }
-  const json::value afterStatus = api::encode(updated.status);
-  if (!sameStatus(toObject(rb), afterStatus)) {
-    latest["status"] = afterStatus;
-    auto written = await(executor_, host_.updateStatus(resources::kResourceBindings, latest));
-    if (!written) {
-      log::warn(kName, key, "writing the status failed: " + written.error().message);
-      return Outcome::kError;
-    }
+  // The scheduler's status fields, applied to a fresh binding if the sync or status controller
+  // wrote in between (the spec above is already written: losing this write would leave a placed
+  // binding without its Scheduled condition).
+  const api::ResourceBindingStatus mine = updated.status;
+  auto written = writeStatus(host_, executor_, resources::kResourceBindings, latest,
+                             [&mine](json::object& object) -> api::Result<bool> {
+                               return applySchedulerStatus(object, mine);
+                             });
+  if (!written) {
+    log::warn(kName, key, "writing the status failed: " + written.error().message);
+    return Outcome::kError;
   }
   const double seconds = duration<double>(steady_clock::now() - started).count();
   latency_.observe(seconds);
