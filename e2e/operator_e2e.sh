@@ -99,6 +99,9 @@ kubectl label deployment web -n $NS flotilla.io/propagation-policy=demo-spread >
 
 # --- Restart: SIGTERM, start again; no ResourceBinding changes ---
 versions() { kubectl get rb,fdeploy -n $NS -o jsonpath='{range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion} {end}'; }
+# Everything the changes above set off is done (the weight change re-binds and re-tries every
+# binding of the policy) before the versions are taken.
+quiet a || e2e_fail "the operator should go quiet before the restart"
 rbv=$(versions)
 stop_operator a TERM
 expect_eq "SIGTERM exits 0" "$?" "0"
@@ -111,6 +114,7 @@ settled() {
     grep -q 'flotilla_controller_reconcile_total{controller="binding"} [1-9]' <<<"$m"
 }
 eventually 30 settled || e2e_fail "the restarted operator should settle: $(metrics a | grep -E 'queue_depth|reconcile_total')"
+quiet a || e2e_fail "the restarted operator should go quiet"
 expect_eq "restart changes no binding or FederatedDeployment" "$(versions)" "$rbv"
 
 # --- A member goes away: Ready=Unknown and the not-ready taint within three probe periods ---

@@ -38,10 +38,4 @@ bool sameStatus(const boost::json::object& object, const boost::json::value& sta
   return a == b;
 }
 
-std::pair<std::string, std::string> splitKey(const std::string& key) {
-  const auto slash = key.find('/');
-  if (slash == std::string::npos) return {"", key};
-  return {key.substr(0, slash), key.substr(slash + 1)};
-}
-
 }  // namespace flotilla::controllers

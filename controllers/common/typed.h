@@ -65,7 +65,4 @@ bool sameStatus(const boost::json::object& object, const boost::json::value& sta
 // key's backoff, reading the fresh object; other errors are reported.
 api::Result<kube::ReconcileResult> retryOnConflict(const api::Error& error);
 
-// "ns/name" into its parts ("name" alone: cluster-scoped).
-std::pair<std::string, std::string> splitKey(const std::string& key);
-
 }  // namespace flotilla::controllers

@@ -68,6 +68,7 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
       kube::Predicate{nullptr,
                       [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
                         return kube::generationChanged().update(a, b) ||
+                               kube::annotationsChanged().update(a, b) ||
                                a->at("metadata").as_object().contains("deletionTimestamp") !=
                                    b->at("metadata").as_object().contains("deletionTimestamp");
                       },
@@ -96,6 +97,8 @@ std::string SyncController::readyProblem(const std::string& cluster) const {
   if (!fc) return "cluster " + cluster + " is not registered";
   auto decoded = fromObject<api::FederatedCluster>(fc);
   if (!decoded) return "cluster " + cluster + " cannot be read";
+  // Leaving the fleet: its finalizer is removing what Flotilla put there; nothing new goes in.
+  if (decoded->metadata.deletionTimestamp) return "cluster " + cluster + " is being removed";
   const auto* ready = api::findCondition(decoded->status.conditions, "Ready");
   if (!ready) return "cluster " + cluster + " has not been probed yet";
   if (ready->status != "True") return "cluster " + cluster + " is not ready: " + ready->message;
@@ -201,22 +204,32 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
                     fd.metadata.annotations.at(kSkipMemberCleanupAnnotation) == "true";
   std::string waiting;
   if (!skip) {
-    for (const auto& cluster : members_.names()) {
+    // Every cluster of the fleet (not only those connected now: just after a restart the
+    // registry may still be empty), asked live (the cache may not have seen a create that just
+    // happened). A cluster being removed from the fleet is cleaned by its own finalizer.
+    for (const auto& fcObject : informers_.clusters.store().list()) {
+      const std::string cluster = kube::objectKey(*fcObject);
+      auto fc = fromObject<api::FederatedCluster>(fcObject);
+      if (!fc || fc->metadata.deletionTimestamp) continue;
       auto member = members_.get(cluster);
-      if (!member) continue;
-      if (!member->synced() || !readyProblem(cluster).empty()) {
-        // Its objects cannot be seen or removed now; retried until it is back (or the user sets
-        // flotilla.io/skip-member-cleanup, docs/operator.md).
-        if (!member->deployments().store().byIndex(cluster::kBindingIndex, key).empty() ||
-            !member->synced()) {
-          waiting += (waiting.empty() ? "" : ", ") + cluster;
-        }
+      if (!member || !readyProblem(cluster).empty()) {
+        // Retried until it is back (or the user sets flotilla.io/skip-member-cleanup).
+        waiting += (waiting.empty() ? "" : ", ") + cluster;
         continue;
       }
-      for (const auto& o : member->deployments().store().byIndex(cluster::kBindingIndex, key)) {
-        if (!managedFor(*o, key)) continue;
+      kube::ListOptions selector;
+      selector.labelSelector = bindingSelector(key);
+      auto live =
+          await(member->executor(),
+                member->client().list(resources::kDeployments, fd.metadata.namespace_, selector));
+      if (!live) {
+        waiting += (waiting.empty() ? "" : ", ") + cluster + " (" + live.error().message + ")";
+        continue;
+      }
+      for (const auto& o : live->items) {
+        if (!managedFor(o, key)) continue;
         kube::DeleteOptions options;
-        options.preconditionUid = uidOf(*o);
+        options.preconditionUid = uidOf(o);
         auto gone = await(member->executor(),
                           member->client().remove(resources::kDeployments, fd.metadata.namespace_,
                                                   fd.metadata.name, options));
@@ -272,6 +285,31 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   if (rb->metadata.deletionTimestamp) return kube::ReconcileResult{};
 
+  // A FederatedDeployment written by a user gets the cleanup finalizer before anything is put on
+  // a member (the federate controller creates its own with it).
+  if (std::find(fd->metadata.finalizers.begin(), fd->metadata.finalizers.end(),
+                kCleanupFinalizer) == fd->metadata.finalizers.end()) {
+    auto added = await(executor_, host_.updateWithRetry(
+                                      resources::kFederatedDeployments, fd->metadata.namespace_,
+                                      fd->metadata.name, [](json::object& o) -> api::Result<bool> {
+                                        auto& meta = o["metadata"].as_object();
+                                        auto& list = meta["finalizers"];
+                                        if (!list.is_array()) list = json::array{};
+                                        for (const auto& f : list.as_array())
+                                          if (f == json::value(kCleanupFinalizer)) return false;
+                                        list.as_array().push_back(json::value(kCleanupFinalizer));
+                                        return true;
+                                      }));
+    if (!added) return retryOnConflict(added.error());
+    return kube::ReconcileResult{};  // the update brings it back
+  }
+  // Only a binding scheduled for its current generation says where the workload must not be: an
+  // unscheduled (or just recreated) binding never tears members down.
+  const auto* scheduledCondition = api::findCondition(rb->status.conditions, "Scheduled");
+  const bool placementCurrent = !rb->spec.clusters.empty() && scheduledCondition &&
+                                scheduledCondition->status == "True" &&
+                                rb->status.schedulerObservedGeneration >= rb->metadata.generation;
+
   bool retry = false;
   std::vector<ClusterOutcome> outcomes;
   std::set<std::string> targets;
@@ -281,7 +319,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   // Clusters no longer targeted: remove what Flotilla put there for this binding, and only that.
   for (const auto& cluster : members_.names()) {
-    if (targets.count(cluster)) continue;
+    if (targets.count(cluster) || !placementCurrent) continue;
     auto member = members_.get(cluster);
     if (!member) continue;
     for (const auto& o : member->deployments().store().byIndex(cluster::kBindingIndex, key)) {
@@ -322,6 +360,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                              [&](json::object& object) -> api::Result<bool> {
                                auto current = fromObject<api::ResourceBinding>(object);
                                if (!current) return current.error();
+                               // Outcomes of an older placement say nothing about a newer one:
+                               // the newer generation's event brings this binding back.
+                               if (current->metadata.generation != rb->metadata.generation)
+                                 return false;
                                const json::value status =
                                    api::encode(syncStatus(*current, outcomes, now));
                                if (sameStatus(object, status)) return false;
