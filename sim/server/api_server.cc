@@ -443,18 +443,26 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
   const std::string include = req.param("includeObject");
   if (include == "Object") req.include = IncludeObject::kObject;
   if (include == "None") req.include = IncludeObject::kNone;
-  RecordingExchange recording(ex);
-  co_await serveResource(recording, req);
   RequestLabels labels;
   const bool named = !req.path.name.empty();
-  labels.verb =
-      reportedVerb(http.method, named, queryFlag(req.query, "watch"), http.header("Content-Type"));
+  const bool watch = queryFlag(req.query, "watch");
+  labels.verb = reportedVerb(http.method, named, watch, http.header("Content-Type"));
   labels.dryRun = req.param("dryRun") == "All" ? "All" : "";
   labels.group = resource->group;
   labels.version = resource->version;
   labels.resource = resource->resource;
   labels.subresource = req.path.subresource;
   labels.scope = reportedScope(labels.verb, named, !req.path.namespace_.empty());
+  if (watch) {
+    // A watch is counted when it starts (its errors travel in the stream as ERROR events under
+    // a 200): it may outlive this server, which must not be touched after the stream ends.
+    labels.code = 200;
+    metrics_.record(labels);
+    co_await serveResource(ex, req);
+    co_return;
+  }
+  RecordingExchange recording(ex);
+  co_await serveResource(recording, req);
   labels.code = recording.status();
   metrics_.record(labels);
 }
