@@ -55,8 +55,11 @@ TEST(ScheduleTypeTest, FirstThenNothingOnUnrelatedUpdates) {
   EXPECT_EQ(rb.status.placementSummary, "member1=2 member2=2 member3=2");
   EXPECT_EQ(decide(rb, members()).type, ScheduleType::kNone);
   // Status writes, label changes and a restart (same objects read again) change nothing.
-  rb.status.aggregatedStatus.push_back(
-      {.clusterName = "member1", .applied = true, .health = "Healthy", .replicas = 2, .readyReplicas = 2});
+  rb.status.aggregatedStatus.push_back({.clusterName = "member1",
+                                        .applied = true,
+                                        .health = "Healthy",
+                                        .replicas = 2,
+                                        .readyReplicas = 2});
   rb.metadata.labels["team"] = "web";
   rb.metadata.resourceVersion = "999";
   EXPECT_EQ(decide(rb, members()).type, ScheduleType::kNone);

@@ -329,7 +329,7 @@ int Manager::run() {
   m.ready = false;
   for (auto& c : m.controllers) c->stop();  // drains reconciles in progress
   m.stopRunnables();
-  if (m.elector) m.elector->stop();         // releases the Lease after controllers stopped
+  if (m.elector) m.elector->stop();  // releases the Lease after controllers stopped
   if (m.electorThread.joinable()) m.electorThread.join();
   m.informers->stop();
   m.server->stop();
