@@ -23,4 +23,8 @@ int runSchedule(const Args& args, std::istream& in, std::ostream& out, std::ostr
 // `flotillactl crds [--out-dir DIR]`: writes (or prints) the generated CRDs.
 int runCrds(const Args& args, std::ostream& out, std::ostream& err);
 
+// `flotillactl webhooks [--url BASE --cert-dir DIR] [--service NS/NAME]`: the operator's webhook
+// configurations (for config/webhook, or for an operator outside the cluster).
+int runWebhooks(const Args& args, std::ostream& out, std::ostream& err);
+
 }  // namespace flotilla::cli

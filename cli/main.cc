@@ -15,6 +15,7 @@ constexpr const char* kHelp =
     "  crds [--out-dir D] Print or write the flotilla.io CustomResourceDefinitions\n"
     "  plan -f FILE       Run the replica planner alone (JSON in, JSON out)\n"
     "  schedule -f FILE   Run the whole scheduler offline (placement, verdicts, scores)\n"
+    "  webhooks           Print the operator's webhook configurations (--url for local runs)\n"
     "  version            Print the version\n"
     "\n"
     "Run `flotillactl <command> --help` for a command's flags.\n";
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   }
   if (command == "validate")
     return flotilla::cli::runValidate(args, std::cin, std::cout, std::cerr);
+  if (command == "webhooks") return flotilla::cli::runWebhooks(args, std::cout, std::cerr);
   if (command == "crds") return flotilla::cli::runCrds(args, std::cout, std::cerr);
   if (command == "version") {
     std::cout << "flotillactl 0.1.0 (flotilla.io/v1alpha1)\n";

@@ -22,6 +22,7 @@
 #include "kube/leader/leader_elector.h"
 #include "kube/manager/manager.h"
 #include "operator/options.h"
+#include "webhooks/webhook_server.h"
 
 namespace {
 
@@ -83,6 +84,19 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
   }
   return "";
 }
+
+// Admission reads SchedulingProfiles from the operator's cache (synced in every replica).
+class InformerClusterView : public webhooks::ClusterView {
+ public:
+  explicit InformerClusterView(const kube::SharedInformer& profiles) : profiles_(profiles) {}
+  std::optional<bool> schedulingProfileExists(const std::string& name) const override {
+    if (!profiles_.hasSynced()) return std::nullopt;
+    return profiles_.store().get(name) != nullptr;
+  }
+
+ private:
+  const kube::SharedInformer& profiles_;
+};
 
 spdlog::level::level_enum levelOf(const std::string& name) {
   if (name == "debug") return spdlog::level::debug;
@@ -232,6 +246,24 @@ int main(int argc, char** argv) {
     scheduler.collectMetrics(w);
   });
 
+  // Admission is served from the start, in every replica: the API server may call any of them.
+  InformerClusterView clusterView(*profiles);
+  std::unique_ptr<webhooks::WebhookServer> webhookServer;
+  if (options.enableWebhooks) {
+    webhooks::WebhookServerOptions wo;
+    wo.address = options.webhookHost;
+    wo.port = static_cast<uint16_t>(options.webhookPort);
+    wo.certDir = options.certDir;
+    webhookServer = std::make_unique<webhooks::WebhookServer>(wo, clusterView);
+    if (auto started = webhookServer->start(); !started) {
+      std::cerr << "flotilla-operator: " << started.error().message
+                << " (--enable-webhooks=false runs without admission webhooks)\n";
+      return 1;
+    }
+    manager->metrics().add(
+        [server = webhookServer.get()](kube::MetricsWriter& w) { server->collectMetrics(w); });
+  }
+
   spdlog::info("flotilla-operator starting against {} (leader election {})", config->server,
                options.leaderElect ? "on" : "off");
   int code = 1;
@@ -244,6 +276,7 @@ int main(int argc, char** argv) {
   // member informers stop, pending events are written, then the manager stops its I/O thread
   // (informer handlers and /metrics collectors reference the controllers) before the
   // controllers, declared after it, are destroyed.
+  if (webhookServer) webhookServer->stop();
   scheduler.stop();
   members.stopAll();
   recorderOwner.reset();  // writes what is pending while the client still exists

@@ -32,6 +32,13 @@ Serving (HTTPS with a self-signed certificate):
   --metrics-bind-address ADDR       Prometheus /metrics (default :8080; 0 disables)
   --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
 
+Admission webhooks (every replica serves them; the API server calls the Service):
+  --enable-webhooks BOOL            serve the validating and mutating webhooks (default true)
+  --webhook-host ADDR               listen address (default 0.0.0.0)
+  --webhook-port N                  HTTPS port (default 9443; 0 picks a free port and logs it)
+  --cert-dir DIR                    tls.crt and tls.key of the serving certificate, reloaded when
+                                    they change (default /tmp/k8s-webhook-server/serving-certs)
+
 Member clusters:
   --cluster-probe-period DURATION   how often each member's /readyz is probed (default 10s)
   --cluster-probe-timeout DURATION  timeout of every request to a member (default 5s)
@@ -131,6 +138,18 @@ const std::map<std::string, Setter>& setters() {
       {"cluster-failover-grace",
        durationSetter("cluster-failover-grace", &Options::clusterFailoverGrace)},
       {"workers", intSetter("workers", &Options::workers)},
+      {"enable-webhooks", boolSetter("enable-webhooks", &Options::enableWebhooks)},
+      {"webhook-host", stringSetter(&Options::webhookHost)},
+      {"cert-dir", stringSetter(&Options::certDir)},
+      {"webhook-port",
+       [](Options& o, const std::string& v) -> api::Result<bool> {
+         int n = -1;
+         auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+         if (ec != std::errc() || p != v.data() + v.size() || n < 0 || n > 65535)
+           return bad("webhook-port", "expected a port number 0-65535, got \"" + v + "\"");
+         o.webhookPort = n;
+         return true;
+       }},
       {"log-format",
        [](Options& o, const std::string& v) -> api::Result<bool> {
          if (v != "text" && v != "json")

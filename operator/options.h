@@ -35,6 +35,11 @@ struct Options {
   std::chrono::nanoseconds clusterProbeTimeout = std::chrono::seconds(5);
   int clusterProbeThreshold = 3;
   std::chrono::nanoseconds clusterFailoverGrace = std::chrono::seconds(60);
+  // Admission webhooks (DESIGN §6): served by every replica, leader or not.
+  bool enableWebhooks = true;
+  std::string webhookHost = "0.0.0.0";
+  int webhookPort = 9443;  // 0: any free port (tests; the bound port is logged)
+  std::string certDir = "/tmp/k8s-webhook-server/serving-certs";
   int workers = 2;
   std::string logFormat = "text";
   std::string logLevel = "info";

@@ -33,6 +33,22 @@ TEST(Options, Defaults) {
   EXPECT_EQ(o->health.port, 8081);
   EXPECT_EQ(o->metrics.port, 8080);
   EXPECT_EQ(o->metrics.host, "0.0.0.0");
+  EXPECT_TRUE(o->enableWebhooks);
+  EXPECT_EQ(o->webhookPort, 9443);
+  EXPECT_EQ(o->webhookHost, "0.0.0.0");
+  EXPECT_EQ(o->certDir, "/tmp/k8s-webhook-server/serving-certs");
+}
+
+TEST(Options, WebhookFlags) {
+  Files f;
+  auto o = parseOptions({"--webhook-port", "0", "--cert-dir=/certs", "--webhook-host", "127.0.0.1",
+                         "--enable-webhooks=false"},
+                        f.reader());
+  ASSERT_TRUE(o) << o.error();
+  EXPECT_EQ(o->webhookPort, 0);
+  EXPECT_EQ(o->certDir, "/certs");
+  EXPECT_EQ(o->webhookHost, "127.0.0.1");
+  EXPECT_FALSE(o->enableWebhooks);
 }
 
 TEST(Options, FlagsInBothFormsAndBareBooleans) {
@@ -87,6 +103,8 @@ TEST(Options, ErrorsNameTheFlag) {
       {{"--config", "/bad.yaml"}, "unknown key \"cluster-probe-perod\""},
       {{"--config", "/badvalue.yaml"}, "cluster-probe-period:"},
       {{"stray"}, "unexpected argument \"stray\""},
+      {{"--webhook-port", "70000"}, "--webhook-port: expected a port number"},
+      {{"--webhook-port", "x"}, "--webhook-port: expected a port number"},
       {{"--leader-election-renew-deadline", "20s"}, "lease-duration must be greater"},
       {{"--leader-election-retry-period", "10s"}, "renew-deadline must be greater"},
   };

@@ -12,6 +12,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
@@ -68,13 +69,16 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
   mutable std::mutex mutex;
   uint64_t nextSession = 0;
   std::map<uint64_t, std::function<void()>> closers;  // closes a session's socket on its strand
+  std::atomic<size_t> sessions{0};                    // accepted and not finished
+  asio::steady_timer slotFreed;  // on acceptorStrand: wakes the accept loop when one ends
 
   Impl(asio::io_context& context, HttpServerOptions opts, HttpHandler h)
       : io(context),
         options(std::move(opts)),
         handler(std::move(h)),
         acceptorStrand(asio::make_strand(context)),
-        acceptor(acceptorStrand) {
+        acceptor(acceptorStrand),
+        slotFreed(acceptorStrand) {
     if (!options.errorResponse) options.errorResponse = defaultErrorResponse;
   }
 
@@ -310,8 +314,19 @@ asio::awaitable<void> HttpServer::Impl::session(tcp::socket socket) {
   };
   boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
-  if (options.tls) {
-    beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *options.tls);
+  struct Release {  // the connection slot is free again however the session ends
+    Impl& impl;
+    ~Release() {
+      impl.sessions.fetch_sub(1);
+      if (impl.options.maxConnections)
+        asio::post(impl.acceptorStrand,
+                   [self = impl.shared_from_this()] { self->slotFreed.cancel(); });
+    }
+  } release{*this};
+  TlsContextPtr tls = options.tlsProvider ? options.tlsProvider() : options.tls;
+  if (options.tlsProvider && !tls) co_return;  // no usable certificate: refuse the connection
+  if (tls) {
+    beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *tls);
     auto& lowest = beast::get_lowest_layer(stream);
     const uint64_t id = track(closer(lowest, alive));
     lowest.expires_after(options.requestTimeout);
@@ -336,6 +351,14 @@ asio::awaitable<void> HttpServer::Impl::session(tcp::socket socket) {
 asio::awaitable<void> HttpServer::Impl::acceptLoop() {
   auto self = shared_from_this();
   while (!stopped) {
+    // At the limit, wait for a session to end (woken by it; the timeout covers a wake-up that
+    // came before the wait started).
+    while (options.maxConnections && sessions.load() >= options.maxConnections && !stopped) {
+      slotFreed.expires_after(std::chrono::milliseconds(50));
+      auto [waited] = co_await slotFreed.async_wait(kAwait);
+      (void)waited;  // cancelled (a slot freed) or timed out: check again either way
+    }
+    if (stopped) co_return;
     auto strand = asio::make_strand(io);
     auto [ec, socket] = co_await acceptor.async_accept(strand, kAwait);
     if (ec) {
@@ -343,6 +366,7 @@ asio::awaitable<void> HttpServer::Impl::acceptLoop() {
       continue;  // e.g. EMFILE: keep serving the connections we have
     }
     auto executor = socket.get_executor();
+    sessions.fetch_add(1);
     asio::co_spawn(executor, session(std::move(socket)), asio::detached);
   }
 }
@@ -380,8 +404,8 @@ uint16_t HttpServer::port() const { return impl_->boundPort; }
 std::string HttpServer::url() const {
   std::string host = impl_->options.address;
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  return std::string(impl_->options.tls ? "https://" : "http://") + host + ":" +
-         std::to_string(port());
+  const bool tls = impl_->options.tls || impl_->options.tlsProvider;
+  return std::string(tls ? "https://" : "http://") + host + ":" + std::to_string(port());
 }
 
 void HttpServer::stop() {
@@ -394,6 +418,7 @@ void HttpServer::stop() {
   asio::post(impl->acceptorStrand, [impl, closed] {
     boost::system::error_code ignored;
     impl->acceptor.close(ignored);
+    impl->slotFreed.cancel();
     closed->set_value();
   });
   if (!impl->io.get_executor().running_in_this_thread()) done.wait_for(std::chrono::seconds(2));

@@ -23,10 +23,16 @@ class io_context;
 namespace flotilla::net {
 
 struct HttpServerOptions {
-  std::string address = "127.0.0.1";        // loopback unless configured otherwise
-  uint16_t port = 0;                        // 0: any free port (see HttpServer::port)
-  TlsContextPtr tls;                        // null: plain HTTP (tests and local-only endpoints)
-  size_t maxRequestBody = size_t{3} << 20;  // kube-apiserver's default is 3 MiB
+  std::string address = "127.0.0.1";  // loopback unless configured otherwise
+  uint16_t port = 0;                  // 0: any free port (see HttpServer::port)
+  TlsContextPtr tls;                  // null: plain HTTP (tests and local-only endpoints)
+  // When set, asked for the TLS context of every new connection (and `tls` only says that the
+  // server speaks TLS): how a server picks up rotated certificates without a restart.
+  std::function<TlsContextPtr()> tlsProvider;
+  // At most this many connections are served at once (0: no limit); further clients wait in the
+  // listen backlog until one closes, so a flood cannot exhaust memory or file descriptors.
+  size_t maxConnections = 0;
+  size_t maxRequestBody = size_t{3} << 20;           // kube-apiserver's default is 3 MiB
   std::chrono::milliseconds requestTimeout{60'000};  // to receive one whole request
   std::chrono::milliseconds idleTimeout{120'000};    // between requests on a kept-alive connection
   std::chrono::milliseconds writeTimeout{30'000};    // per response write or stream chunk

@@ -1,0 +1,203 @@
+#include "webhooks/admission.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cctype>
+#include <exception>
+#include <functional>
+#include <map>
+
+#include "api/json_codec.h"
+#include "api/validation.h"
+#include "scheduler/framework/registry.h"
+#include "webhooks/defaults_patch.h"
+
+namespace flotilla::webhooks {
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kValidatePrefix = "/validate-flotilla-io-v1alpha1-";
+constexpr std::string_view kMutatePrefix = "/mutate-flotilla-io-v1alpha1-";
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// kube-apiserver's Invalid message: `Kind.group "name" is invalid: e` or `...: [e1, e2]`.
+std::string invalidMessage(const std::string& kind, const std::string& name,
+                           const api::FieldErrors& errors) {
+  std::string list;
+  for (const auto& e : errors) list += (list.empty() ? "" : ", ") + e.str();
+  if (errors.size() > 1) list = "[" + list + "]";
+  return kind + "." + api::kGroup + " \"" + name + "\" is invalid: " + list;
+}
+
+// Denials are 403 Forbidden, the status controller-runtime and policy engines deny with, so that
+// kubectl prints the webhook's name and the whole message; the field errors travel as causes.
+AdmissionResponse deny(const AdmissionRequest& request, const std::string& kind,
+                       const std::string& name, api::FieldErrors errors) {
+  std::string message = invalidMessage(kind, name, errors);
+  return denied(request.uid,
+                api::Error{api::reason::kForbidden, 403, std::move(message), std::move(errors)});
+}
+
+std::string objectName(const AdmissionRequest& request) {
+  if (!request.name.empty()) return request.name;
+  if (request.object.is_object()) {
+    const json::value* meta = request.object.as_object().if_contains("metadata");
+    if (meta && meta->is_object()) {
+      const json::value* name = meta->as_object().if_contains("name");
+      if (name && name->is_string()) return std::string(name->as_string());
+    }
+  }
+  return "";
+}
+
+// Checks beyond the object's own rules, for the kinds that have them.
+struct Extra {
+  api::FieldErrors errors;
+  std::vector<std::string> warnings;
+};
+
+template <class T>
+Extra extraChecks(const T&, const ClusterView&) {
+  return {};
+}
+
+// The scheduler builds the profile the same way: plugins that do not implement an extension
+// point and pluginConfig args a plugin rejects are caught here instead of at scheduling time.
+template <>
+Extra extraChecks(const api::SchedulingProfile& profile, const ClusterView&) {
+  Extra extra;
+  auto built = scheduler::buildProfile(profile);
+  if (!built) {
+    extra.errors = built.error().causes;
+    if (extra.errors.empty()) extra.errors.push_back({"spec", built.error().message});
+  }
+  return extra;
+}
+
+template <class Policy>
+Extra policyWarnings(const Policy& policy, const ClusterView& cluster) {
+  Extra extra;
+  const std::string& name = policy.spec.schedulingProfile;
+  if (!name.empty() && cluster.schedulingProfileExists(name) == false)
+    extra.warnings.push_back("spec.schedulingProfile: SchedulingProfile \"" + name +
+                             "\" does not exist; bindings of this policy stay unscheduled "
+                             "until it is created");
+  return extra;
+}
+template <>
+Extra extraChecks(const api::PropagationPolicy& p, const ClusterView& c) {
+  return policyWarnings(p, c);
+}
+template <>
+Extra extraChecks(const api::ClusterPropagationPolicy& p, const ClusterView& c) {
+  return policyWarnings(p, c);
+}
+
+template <class T>
+AdmissionResponse admitKind(const Route& route, const AdmissionRequest& request,
+                            const ClusterView& cluster) {
+  AdmissionResponse allowed;
+  allowed.uid = request.uid;
+  if (request.operation != "CREATE" && request.operation != "UPDATE") return allowed;
+  const std::string name = objectName(request);
+  if (!request.object.is_object())
+    return deny(request, route.kind, name, {{"", "request.object is missing"}});
+
+  // Unknown fields are the API server's to prune (the CRD's structural schema); the types and
+  // values of the fields Flotilla reads are ours to check.
+  T object;
+  if (auto errors = api::decodeInto(request.object, object); !errors.empty())
+    return deny(request, route.kind, name, std::move(errors));
+
+  if (route.mutating) {
+    const json::value before = api::encode(object);
+    api::setDefaults(object);
+    const json::value after = api::encode(object);
+    json::array ops = defaultsPatch(request.object, before, after);
+    if (!ops.empty()) allowed.patch = json::value(std::move(ops));
+    return allowed;
+  }
+
+  // Validation sees what the mutating webhook would have made of the object, as flotillactl.
+  api::setDefaults(object);
+  api::FieldErrors errors = api::validate(object);
+  Extra extra = extraChecks(object, cluster);
+  if (errors.empty()) errors = std::move(extra.errors);  // the extra checks assume a valid object
+  if (!errors.empty()) return deny(request, route.kind, name, std::move(errors));
+  allowed.warnings = std::move(extra.warnings);
+  return allowed;
+}
+
+using Handler =
+    std::function<AdmissionResponse(const Route&, const AdmissionRequest&, const ClusterView&)>;
+
+const std::map<std::string, Handler>& handlers() {
+  static const std::map<std::string, Handler> table = {
+      {"FederatedCluster", admitKind<api::FederatedCluster>},
+      {"PropagationPolicy", admitKind<api::PropagationPolicy>},
+      {"ClusterPropagationPolicy", admitKind<api::ClusterPropagationPolicy>},
+      {"FederatedDeployment", admitKind<api::FederatedDeployment>},
+      {"ResourceBinding", admitKind<api::ResourceBinding>},
+      {"SchedulingProfile", admitKind<api::SchedulingProfile>},
+      {"SchedulerExtender", admitKind<api::SchedulerExtender>},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<std::string>& admittedKinds() {
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> out;
+    for (const auto& [kind, handler] : handlers()) out.push_back(kind);
+    return out;
+  }();
+  return kinds;
+}
+
+std::optional<Route> routeFor(std::string_view path) {
+  for (const auto& [prefix, mutating] :
+       {std::pair{kValidatePrefix, false}, {kMutatePrefix, true}}) {
+    if (path.substr(0, prefix.size()) != prefix) continue;
+    const std::string_view rest = path.substr(prefix.size());
+    for (const auto& kind : admittedKinds())
+      if (lower(kind) == rest) return Route{kind, mutating};
+  }
+  return std::nullopt;
+}
+
+std::string pathFor(const Route& route) {
+  return std::string(route.mutating ? kMutatePrefix : kValidatePrefix) + lower(route.kind);
+}
+
+AdmissionResponse admit(const Route& route, const AdmissionRequest& request,
+                        const ClusterView& cluster) {
+  if (request.kind.group != api::kGroup || request.kind.kind != route.kind) {
+    return denied(request.uid,
+                  api::badRequest("this endpoint admits " + route.kind + "." + api::kGroup +
+                                  ", the request is for " + request.kind.kind + "." +
+                                  (request.kind.group.empty() ? "core" : request.kind.group) +
+                                  " (check the webhook configuration's rules)"));
+  }
+  const auto& table = handlers();
+  auto it = table.find(route.kind);
+  if (it == table.end())
+    return denied(request.uid, api::badRequest("no webhook for kind " + route.kind));
+  try {
+    return it->second(route, request, cluster);
+  } catch (const std::exception& e) {
+    // A defect in a decision must not take the server down or admit the object.
+    return denied(
+        request.uid,
+        api::Error{
+            api::reason::kInternalError, 500, std::string("internal error: ") + e.what(), {}});
+  }
+}
+
+}  // namespace flotilla::webhooks

@@ -1,0 +1,55 @@
+// AdmissionReview v1 (admission.k8s.io/v1) as the API server sends it to a webhook and expects it
+// back: decoding the request strictly enough to answer it safely, encoding the response. Pure
+// functions on text and JSON, so every malformed shape is a unit test.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/result.h"
+
+namespace flotilla::webhooks {
+
+struct GroupVersionKind {
+  std::string group, version, kind;
+};
+
+struct AdmissionRequest {
+  std::string uid;
+  GroupVersionKind kind;
+  std::string resource;     // request.resource.resource ("propagationpolicies")
+  std::string subResource;  // "" for the main resource
+  std::string operation;    // CREATE | UPDATE | DELETE | CONNECT
+  std::string namespace_;
+  std::string name;
+  std::string username;          // request.userInfo.username (for logs)
+  boost::json::value object;     // null when absent (DELETE)
+  boost::json::value oldObject;  // null when absent (CREATE)
+  bool dryRun = false;
+};
+
+struct AdmissionResponse {
+  std::string uid;
+  bool allowed = true;
+  // When denied: the Status the API server passes on to the client (code, reason, message and
+  // field causes). kube-apiserver prefixes the message with `admission webhook "<name>" denied
+  // the request: `.
+  api::Error status;
+  std::optional<boost::json::value> patch;  // RFC 6902 operations (mutating webhooks)
+  std::vector<std::string> warnings;
+};
+
+// Decodes an AdmissionReview v1 request body. Errors (code 400) say what was wrong: not JSON,
+// wrong apiVersion or kind, no `request`, no `request.uid`, a field of the wrong type.
+api::Result<AdmissionRequest> decodeAdmissionReview(std::string_view body);
+
+// The AdmissionReview v1 body answering one request.
+std::string encodeAdmissionReview(const AdmissionResponse& response);
+
+// A response that denies with `error` (its code, reason, message and causes).
+AdmissionResponse denied(std::string uid, api::Error error);
+
+}  // namespace flotilla::webhooks

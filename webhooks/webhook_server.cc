@@ -1,0 +1,114 @@
+#include "webhooks/webhook_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "kube/net/http_server.h"
+#include "webhooks/cert_watcher.h"
+#include "webhooks/http_handler.h"
+
+namespace flotilla::webhooks {
+namespace asio = boost::asio;
+
+struct WebhookServer::Impl {
+  WebhookServerOptions options;
+  const ClusterView& cluster;
+  CertWatcher certs;
+  asio::io_context io{1};
+  std::unique_ptr<net::HttpServer> server;
+  std::thread thread;
+  std::atomic<bool> stopped{false};
+
+  mutable std::mutex mutex;
+  std::map<std::pair<std::string, bool>, uint64_t> requests;  // (path, allowed) → count
+  kube::Histogram latency{{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}};
+
+  Impl(WebhookServerOptions o, const ClusterView& c)
+      : options(std::move(o)), cluster(c), certs(options.certDir) {}
+
+  asio::awaitable<void> handle(net::HttpExchange& exchange) {
+    const auto started = std::chrono::steady_clock::now();
+    HandledAdmission handled = handleAdmission(exchange.request(), cluster);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!handled.path.empty()) {
+      latency.observe(seconds);
+      std::lock_guard lock(mutex);
+      ++requests[{handled.path, handled.allowed}];
+    }
+    if (handled.response.status != 200) {
+      spdlog::warn("webhook: {} {} answered {}: {}", exchange.request().method,
+                   exchange.request().path(), handled.response.status,
+                   handled.response.body.substr(0, 300));
+    }
+    co_await exchange.respond(std::move(handled.response));
+  }
+};
+
+WebhookServer::WebhookServer(WebhookServerOptions options, const ClusterView& cluster)
+    : impl_(std::make_unique<Impl>(std::move(options), cluster)) {}
+
+WebhookServer::~WebhookServer() { stop(); }
+
+api::Result<uint16_t> WebhookServer::start() {
+  if (auto loaded = impl_->certs.load(); !loaded)
+    return api::Error{loaded.error().reason,
+                      0,
+                      "webhook serving certificate (--cert-dir " + impl_->options.certDir.string() +
+                          "): " + loaded.error().message,
+                      {}};
+  net::HttpServerOptions so;
+  so.address = impl_->options.address;
+  so.port = impl_->options.port;
+  so.tlsProvider = [impl = impl_.get()] { return impl->certs.current(); };
+  so.maxConnections = impl_->options.maxConnections;
+  so.requestTimeout = impl_->options.requestTimeout;
+  so.idleTimeout = std::chrono::seconds(90);  // kube-apiserver reuses its connections
+  so.writeTimeout = impl_->options.requestTimeout;
+  so.maxRequestBody = impl_->options.maxRequestBody;
+  impl_->server = std::make_unique<net::HttpServer>(
+      impl_->io, so, [impl = impl_.get()](net::HttpExchange& e) { return impl->handle(e); });
+  auto port = impl_->server->start();
+  if (!port)
+    return api::Error{port.error().reason, 0, "webhook server: " + port.error().message, {}};
+  impl_->thread = std::thread([impl = impl_.get()] {
+    auto guard = asio::make_work_guard(impl->io);
+    impl->io.run();
+  });
+  spdlog::info("webhook: serving admission on https://{}:{} (certificate from {})",
+               impl_->options.address, *port, impl_->options.certDir.string());
+  return *port;
+}
+
+void WebhookServer::stop() {
+  if (impl_->stopped.exchange(true)) return;
+  if (impl_->server) impl_->server->stop();
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->server.reset();
+}
+
+uint16_t WebhookServer::port() const { return impl_->server ? impl_->server->port() : 0; }
+
+void WebhookServer::collectMetrics(kube::MetricsWriter& w) const {
+  {
+    std::lock_guard lock(impl_->mutex);
+    for (const auto& [key, count] : impl_->requests)
+      w.counter("flotilla_webhook_requests_total", "Admission requests answered, by endpoint.",
+                {{"webhook", key.first}, {"allowed", key.second ? "true" : "false"}},
+                static_cast<double>(count));
+  }
+  impl_->latency.write(w, "flotilla_webhook_duration_seconds",
+                       "Time to decide one admission request.", {});
+  w.counter("flotilla_webhook_certificate_reloads_total",
+            "Serving certificates reloaded from --cert-dir after a change.", {},
+            static_cast<double>(impl_->certs.reloads()));
+}
+
+}  // namespace flotilla::webhooks

@@ -1,0 +1,57 @@
+// The operator's admission server (DESIGN §6): HTTPS with the certificate from --cert-dir
+// (reloaded on change), AdmissionReview v1 at kubebuilder's paths, on its own I/O thread so that
+// admission answers while the controllers are busy and in every replica, leader or not (the
+// webhook Service sends requests to any ready pod).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "api/result.h"
+#include "kube/manager/metrics.h"
+#include "webhooks/admission.h"
+
+namespace flotilla::webhooks {
+
+struct WebhookServerOptions {
+  std::string address = "0.0.0.0";
+  uint16_t port = 9443;  // 0: any free port (tests; the bound one is logged)
+  std::filesystem::path certDir = "/tmp/k8s-webhook-server/serving-certs";
+  // Requests in progress at once; more clients wait for a free slot. kube-apiserver keeps a few
+  // connections per replica, so this only bounds a flood.
+  size_t maxConnections = 256;
+  // A whole request must arrive within this (a client trickling bytes cannot hold a slot):
+  // kube-apiserver gives up after the configuration's timeoutSeconds (at most 30 s) anyway.
+  std::chrono::milliseconds requestTimeout{10'000};
+  // An AdmissionReview carries the object and the old one, each at most etcd's 1.5 MiB.
+  size_t maxRequestBody = size_t{6} << 20;
+};
+
+class WebhookServer {
+ public:
+  // `cluster` must outlive the server.
+  WebhookServer(WebhookServerOptions options, const ClusterView& cluster);
+  ~WebhookServer();
+  WebhookServer(const WebhookServer&) = delete;
+  WebhookServer& operator=(const WebhookServer&) = delete;
+
+  // Loads the certificate, binds and starts serving; returns the bound port. Errors name the
+  // missing file or the address in use.
+  api::Result<uint16_t> start();
+  void stop();  // idempotent; closes every connection
+  uint16_t port() const;
+
+  // flotilla_webhook_requests_total{webhook,allowed}, flotilla_webhook_duration_seconds,
+  // flotilla_webhook_certificate_reloads_total.
+  void collectMetrics(kube::MetricsWriter& writer) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace flotilla::webhooks

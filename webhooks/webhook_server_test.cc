@@ -1,0 +1,174 @@
+#include "webhooks/webhook_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+
+#include "api/temp_dir.h"
+#include "kube/net/http_client.h"
+#include "kube/net/test_server.h"
+
+namespace flotilla::webhooks {
+namespace {
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using net::testing::eventually;
+using net::testing::IoThread;
+
+struct NoCluster : ClusterView {
+  std::optional<bool> schedulingProfileExists(const std::string&) const override {
+    return std::nullopt;
+  }
+};
+
+const std::string kPath = "/validate-flotilla-io-v1alpha1-schedulingprofile";
+const std::string kReview = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",
+  "request":{"uid":"u-1","operation":"CREATE",
+   "kind":{"group":"flotilla.io","version":"v1alpha1","kind":"SchedulingProfile"},
+   "object":{"apiVersion":"flotilla.io/v1alpha1","kind":"SchedulingProfile",
+             "metadata":{"name":"p"},"spec":{}}}})";
+
+// A CA and a serving certificate for 127.0.0.1 written as tls.crt/tls.key.
+net::PemPair writePair(const std::filesystem::path& dir, const std::string& caName) {
+  auto ca = net::generateCertificateAuthority(caName).value();
+  net::CertificateRequest req;
+  req.commonName = "webhook-" + caName;
+  req.ipAddresses = {"127.0.0.1"};
+  auto pair = net::issueCertificate(ca, req).value();
+  // Written to temporary names and renamed, as the kubelet swaps a mounted Secret atomically.
+  std::ofstream(dir / "tls.crt.tmp") << pair.certPem;
+  std::ofstream(dir / "tls.key.tmp") << pair.keyPem;
+  std::filesystem::rename(dir / "tls.key.tmp", dir / "tls.key");
+  std::filesystem::rename(dir / "tls.crt.tmp", dir / "tls.crt");
+  return ca;
+}
+
+struct ServerFixture : ::testing::Test {
+  api::testing::TempDir dir{"flotilla-webhook"};
+  IoThread io;
+  NoCluster cluster;
+  net::PemPair ca = writePair(dir.path(), "first-ca");
+  std::unique_ptr<WebhookServer> server;
+
+  void start(WebhookServerOptions options = {}) {
+    options.address = "127.0.0.1";
+    options.port = 0;
+    options.certDir = dir.path();
+    server = std::make_unique<WebhookServer>(options, cluster);
+    auto port = server->start();
+    ASSERT_TRUE(port) << port.error().message;
+  }
+  std::unique_ptr<net::HttpClient> client(const std::string& caPem) {
+    net::HttpClientOptions options;
+    options.tls = net::makeClientTlsContext({.caPem = caPem}).value();
+    return std::make_unique<net::HttpClient>(
+        io.io().get_executor(),
+        net::parseEndpoint("https://127.0.0.1:" + std::to_string(server->port())).value(), options);
+  }
+  api::Result<net::HttpResponse> post(net::HttpClient& c, std::string body) {
+    net::HttpRequest request{
+        "POST", kPath, {{"Content-Type", "application/json"}}, std::move(body)};
+    return io.run(c.request(std::move(request), 5s));
+  }
+};
+
+TEST_F(ServerFixture, AnswersOverTls) {
+  start();
+  auto c = client(ca.certPem);
+  auto r = post(*c, kReview);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(json::parse(r->body).at("response").at("allowed"), true);
+  kube::MetricsWriter w;
+  server->collectMetrics(w);
+  EXPECT_NE(w.text().find("flotilla_webhook_requests_total{webhook=\"" + kPath +
+                          "\",allowed=\"true\"} 1"),
+            std::string::npos)
+      << w.text();
+}
+
+TEST_F(ServerFixture, MissingCertificateIsAStartError) {
+  std::filesystem::remove(dir.path() / "tls.key");
+  WebhookServerOptions options;
+  options.certDir = dir.path();
+  options.port = 0;
+  WebhookServer s(options, cluster);
+  auto r = s.start();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("tls.key"), std::string::npos) << r.error().message;
+}
+
+TEST_F(ServerFixture, OversizedBodyIs413AndTheServerLives) {
+  WebhookServerOptions options;
+  start(options);
+  auto c = client(ca.certPem);
+  auto big = post(*c, std::string(10 << 20, 'x'));
+  // The server answers 413 as soon as it sees the length, or resets a client still sending.
+  if (big) {
+    EXPECT_EQ(big->status, 413);
+  }
+  auto fresh = client(ca.certPem);
+  auto r = post(*fresh, kReview);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST_F(ServerFixture, ReplacedCertificateIsServedWithoutRestart) {
+  start();
+  auto before = client(ca.certPem);
+  ASSERT_TRUE(post(*before, kReview));
+  net::PemPair second = writePair(dir.path(), "second-ca");
+  // New connections get the new certificate: a client trusting only the new CA succeeds...
+  auto after = client(second.certPem);
+  auto r = post(*after, kReview);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 200);
+  // ...and one trusting only the old CA no longer does.
+  auto old = client(ca.certPem);
+  EXPECT_FALSE(post(*old, kReview));
+  kube::MetricsWriter w;
+  server->collectMetrics(w);
+  EXPECT_NE(w.text().find("flotilla_webhook_certificate_reloads_total 1"), std::string::npos);
+}
+
+TEST_F(ServerFixture, HalfWrittenPairKeepsThePreviousCertificate) {
+  start();
+  std::ofstream(dir.path() / "tls.key") << "not a key";
+  auto c = client(ca.certPem);
+  auto r = post(*c, kReview);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 200);
+}
+
+// Clients that connect and send nothing hold a slot only until the request timeout: with every
+// slot taken by them, a real request is still answered.
+TEST_F(ServerFixture, SlowClientsCannotHoldTheServer) {
+  WebhookServerOptions options;
+  options.maxConnections = 2;
+  options.requestTimeout = 300ms;
+  start(options);
+  std::vector<int> idle;
+  for (int i = 0; i < 2; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(server->port());
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    idle.push_back(fd);
+  }
+  auto c = client(ca.certPem);
+  const auto started = std::chrono::steady_clock::now();
+  auto r = post(*c, kReview);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 4s);
+  for (int fd : idle) ::close(fd);
+}
+
+}  // namespace
+}  // namespace flotilla::webhooks
