@@ -137,7 +137,8 @@ bool addAt(json::value& root, const std::vector<std::string>& tokens, json::valu
 
 std::string mergeKeyFor(const std::string& field, const json::array& items) {
   if (field == "containers" || field == "initContainers" || field == "ephemeralContainers" ||
-      field == "env" || field == "volumes" || field == "imagePullSecrets")
+      field == "env" || field == "volumes" || field == "imagePullSecrets" ||
+      field == "webhooks")  // Validating/MutatingWebhookConfiguration
     return "name";
   if (field == "volumeMounts" || field == "volumeDevices") return "mountPath";
   if (field == "conditions") return "type";

@@ -76,12 +76,19 @@ fi
 NS=${NS:-demo}
 [[ -n $REAL ]] && NS=e2e-$NS-$(date +%s)  # fresh per run: a previous run's may still be terminating
 
+# The webhook serving certificate of every operator this suite starts (a CA and a pair for
+# 127.0.0.1, made by flotillactl; register_webhooks injects the CA).
+CTL=${FLOTILLACTL:-$(dirname "$OPERATOR")/../cli/flotillactl}
+"$CTL" webhooks --url https://127.0.0.1:1 --cert-dir "$WORK/certs" >/dev/null ||
+  { echo "cannot generate webhook certificates with $CTL" >&2; exit 1; }
+
 # start_operator NAME [flags...]: starts an operator and waits until it serves /readyz.
 start_operator() {
   local name=$1
   shift
   "$OPERATOR" --cluster-probe-period ${PERIOD}s --cluster-failover-grace 30s \
     --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 0 \
+    --webhook-host 127.0.0.1 --webhook-port 0 --cert-dir "$WORK/certs" \
     --leader-election-lease-duration 4s --leader-election-renew-deadline 3s \
     --leader-election-retry-period 500ms "$@" >>"$WORK/operator-$name.log" 2>&1 &
   echo $! >"$WORK/operator-$name.pid"
@@ -89,6 +96,13 @@ start_operator() {
     { e2e_fail "operator $name did not start: $(cat "$WORK/operator-$name.log")"; return 1; }
 }
 operator_port() { grep -o 'serving /healthz, /readyz and /metrics on https://127.0.0.1:[0-9]*' "$WORK/operator-$1.log" | tail -1 | grep -o '[0-9]*$'; }
+webhook_port() { grep -o 'serving admission on https://127.0.0.1:[0-9]*' "$WORK/operator-$1.log" | tail -1 | grep -o '[0-9]*$'; }
+# register_webhooks NAME: the host's webhook configurations call operator NAME (URL clientConfig,
+# the suite's CA), as config/webhook does through the Service in a cluster.
+register_webhooks() {
+  "$CTL" webhooks --url "https://127.0.0.1:$(webhook_port "$1")" --cert-dir "$WORK/certs" |
+    kubectl apply -f - >/dev/null
+}
 metrics() { curl -sk "https://127.0.0.1:$(operator_port "$1")/metrics"; }
 stop_operator() {  # NAME SIGNAL
   local pid

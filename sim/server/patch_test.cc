@@ -66,6 +66,19 @@ TEST(StrategicMergePatch, MergesContainersByNameAndEnvByName) {
        "ports":[{"containerPort":80,"name":"http","protocol":"TCP"}]}]}}}})"));
 }
 
+// kubectl apply of a changed caBundle sends only that field of the webhook entry: the rest of the
+// entry (url, rules) must stay, as webhooks merge by name.
+TEST(StrategicMergePatch, MergesWebhooksByName) {
+  auto config = j(R"({"webhooks":[{"name":"a","clientConfig":{"url":"https://x/a","caBundle":"old"},
+                                   "rules":[{"operations":["CREATE"]}]},
+                                  {"name":"b","clientConfig":{"url":"https://x/b"}}]})");
+  auto r = applyStrategicMergePatch(config, j(R"({"webhooks":[{"name":"a","clientConfig":{"caBundle":"new"}}]})"));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, j(R"({"webhooks":[{"name":"a","clientConfig":{"url":"https://x/a","caBundle":"new"},
+                                   "rules":[{"operations":["CREATE"]}]},
+                                  {"name":"b","clientConfig":{"url":"https://x/b"}}]})"));
+}
+
 TEST(StrategicMergePatch, DirectivesAndPlainLists) {
   auto r = applyStrategicMergePatch(
       j(R"({"metadata":{"finalizers":["a"],"labels":{"x":"1","y":"2"}},"spec":{"args":["p","q"],"tolerations":[{"key":"k"}]}})"),

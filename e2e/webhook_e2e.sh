@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The operator's admission webhooks end to end (issue 12), with the real kubectl: validation
+# denies with the webhook's name and the field path, defaulting shows in `kubectl get -o yaml`,
+# a policy naming a missing SchedulingProfile is admitted with a warning, a stopped operator under
+# failurePolicy Fail is a clear error, and certificate files replaced on disk are served without a
+# restart. The configurations are config/webhook's, pointed at the local operator by URL.
+# Runs against flotilla-sim, or the clusters named as in operator_lib.sh.
+# Usage: webhook_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator
+SIM=${1:?usage: webhook_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
+OPERATOR=${2:?usage: webhook_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+NS=webhooks
+source "$ROOT/e2e/lib.sh"
+source "$ROOT/e2e/operator_lib.sh"
+k() { kubectl "$@" 2>&1; }
+
+kubectl create namespace $NS >/dev/null
+start_operator a || exit 1
+register_webhooks a
+cleanup_webhooks() {
+  kubectl delete validatingwebhookconfiguration flotilla-validating-webhook-configuration \
+    --ignore-not-found >/dev/null 2>&1
+  kubectl delete mutatingwebhookconfiguration flotilla-mutating-webhook-configuration \
+    --ignore-not-found >/dev/null 2>&1
+  cleanup
+}
+trap cleanup_webhooks EXIT
+
+policy() {  # policy NAME EXTRA-SPEC-YAML (two-space indented under spec)
+  cat <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: $1, namespace: $NS}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+$2
+YAML
+}
+
+# --- Validation: the webhook's name and every field path ---
+out=$(policy bad "  placement:
+    spreadConstraints: [{spreadByField: region, minGroups: 2, maxGroups: 1}]
+    replicaScheduling: {type: Divided, division: Weighted, weights: [{targetCluster: {clusterNames: [member1]}, weight: 0}]}" |
+  k apply -f -)
+expect_contains "invalid policy: denied by the validating webhook" "$out" \
+  'admission webhook "vpropagationpolicy.flotilla.io" denied the request'
+expect_contains "invalid policy: field path and message" "$out" \
+  "spec.placement.spreadConstraints[0].maxGroups: must be >= minGroups"
+expect_contains "invalid policy: every field error" "$out" "spec.placement.spreadConstraints: a constraint with spreadByField: cluster is required"
+expect_eq "invalid policy was not stored" "$(kubectl get pp bad -n $NS -o name 2>/dev/null)" ""
+
+out=$(k apply -f - <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: SchedulingProfile
+metadata: {name: fast}
+spec:
+  plugins:
+    score:
+      enabled: [{name: Fastest, weight: 2}]
+YAML
+)
+expect_contains "unknown plugin: denied" "$out" 'admission webhook "vschedulingprofile.flotilla.io" denied the request'
+expect_contains "unknown plugin: named with its field" "$out" 'spec.plugins.score.enabled[0].name: Unsupported value: "Fastest"'
+
+# --- Defaulting: a minimal policy comes back with DESIGN §3's defaults ---
+out=$(policy minimal "" | k apply -f -)
+expect_contains "minimal policy admitted" "$out" "propagationpolicy.flotilla.io/minimal created"
+yaml=$(kubectl get pp minimal -n $NS -o yaml)
+expect_contains "default: Divided" "$yaml" "type: Divided"
+expect_contains "default: Weighted" "$yaml" "division: Weighted"
+expect_contains "default: avoidDisruption" "$yaml" "avoidDisruption: true"
+expect_contains "default: failover after 60s" "$yaml" "clusterNotReadyFor: 60s"
+expect_contains "default: failback Rebalance" "$yaml" "failback: Rebalance"
+
+# --- A policy naming a SchedulingProfile that does not exist: admitted, with a warning ---
+out=$(policy custom "  schedulingProfile: does-not-exist" | k apply -f -)
+expect_contains "missing profile: admitted" "$out" "propagationpolicy.flotilla.io/custom created"
+expect_contains "missing profile: warned" "$out" \
+  'Warning: spec.schedulingProfile: SchedulingProfile "does-not-exist" does not exist'
+
+# --- Every sample of every kind passes both webhooks (and the operator keeps running) ---
+out=$(k apply -f "$ROOT/config/samples/00-namespaces.yaml" -f "$ROOT/config/samples/schedulingprofile.yaml")
+out=$(k apply --dry-run=server -f "$ROOT/config/samples/")
+expect_not_contains "samples admitted" "$out" "denied"
+expect_not_contains "samples admitted without warnings" "$out" "Warning: spec"
+
+# --- The installation renders and is accepted by the API server (server-side dry run) ---
+out=$(k apply --server-side --dry-run=server -k "$ROOT/config/default")
+expect_contains "config/default dry run: Deployment" "$out" "deployment.apps/flotilla-operator serverside-applied (server dry run)"
+expect_contains "config/default dry run: webhooks" "$out" "validatingwebhookconfiguration.admissionregistration.k8s.io/flotilla-validating-webhook-configuration serverside-applied (server dry run)"
+expect_not_contains "config/default dry run: no error" "$out" "rror"
+
+# --- Certificates replaced on disk are served without a restart ---
+pid=$(cat "$WORK/operator-a.pid")
+"$CTL" webhooks --url https://127.0.0.1:1 --cert-dir "$WORK/certs2" >/dev/null
+cp "$WORK/certs2/tls.key" "$WORK/certs/tls.key.new" && cp "$WORK/certs2/tls.crt" "$WORK/certs/tls.crt.new"
+mv "$WORK/certs/tls.key.new" "$WORK/certs/tls.key" && mv "$WORK/certs/tls.crt.new" "$WORK/certs/tls.crt"
+cp "$WORK/certs2/ca.crt" "$WORK/certs/ca.crt"  # the new CA goes into the configurations
+register_webhooks a
+out=$(policy rotated "" | k apply -f -)
+expect_contains "after rotation: admitted through the new certificate" "$out" "propagationpolicy.flotilla.io/rotated created"
+expect_eq "after rotation: same operator process" "$(cat "$WORK/operator-a.pid")" "$pid"
+expect_contains "after rotation: the operator reloaded" "$(cat "$WORK/operator-a.log")" "serving certificate reloaded"
+yaml=$(kubectl get pp rotated -n $NS -o jsonpath='{.spec.failover.failback}')
+expect_eq "after rotation: still defaulted" "$yaml" "Rebalance"
+
+# --- The operator stopped, failurePolicy Fail: a clear error, nothing stored ---
+stop_operator a TERM
+out=$(policy down "" | k apply -f -)
+expect_contains "operator down: kubectl says which webhook failed" "$out" 'failed calling webhook "mpropagationpolicy.flotilla.io"'
+expect_eq "operator down: nothing stored" "$(kubectl get pp down -n $NS -o name 2>/dev/null)" ""
+
+e2e_summary
