@@ -61,13 +61,15 @@ lint: build ## clang-format check and clang-tidy on our sources
 format: ## Apply clang-format to our sources
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
 
-crds: build ## Regenerate crds/*.yaml from the C++ API types
+crds: build ## Regenerate crds/*.yaml and config/webhook/manifests.yaml from the C++ sources
 	$(BUILD_DIR)/cli/flotillactl crds --out-dir crds
+	$(BUILD_DIR)/cli/flotillactl webhooks > config/webhook/manifests.yaml
 
 bench: build ## Run the benchmarks (numbers, not pass/fail; pin to one core with taskset)
 	taskset -c 0 $(BUILD_DIR)/bench/scheduler_bench --benchmark_counters_tabular=true
 	$(BUILD_DIR)/bench/sim_bench --kubectl
 	$(BUILD_DIR)/bench/kube_bench
+	$(BUILD_DIR)/bench/webhook_bench --clients 200
 
 run: deps $(BUILD_DIR)/build.ninja ## Run the demo scenario (see README); builds only what it runs
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target flotilla-sim flotilla-operator flotillactl
