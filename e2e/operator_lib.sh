@@ -76,22 +76,41 @@ fi
 NS=${NS:-demo}
 [[ -n $REAL ]] && NS=e2e-$NS-$(date +%s)  # fresh per run: a previous run's may still be terminating
 
+# Operators run as the flotilla-operator ServiceAccount with exactly config/rbac's permissions
+# (its token from the TokenRequest API, as kubectl create token gets it).
+kubectl apply -k "$ROOT/config/rbac" >/dev/null || { echo "cannot apply config/rbac" >&2; exit 1; }
+OPERATOR_KUBECONFIG=$WORK/operator.kubeconfig
+sa_token=$(kubectl create token flotilla-operator -n flotilla-system --duration 2h) ||
+  { echo "kubectl create token flotilla-operator failed" >&2; exit 1; }
+kubectl config view --raw --minify >"$OPERATOR_KUBECONFIG"
+kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-credentials flotilla-operator \
+  --token="$sa_token" >/dev/null
+kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-context --current \
+  --user=flotilla-operator >/dev/null
+unset sa_token
+
 # The webhook serving certificate of every operator this suite starts (a CA and a pair for
 # 127.0.0.1, made by flotillactl; register_webhooks injects the CA).
 CTL=${FLOTILLACTL:-$(dirname "$OPERATOR")/../cli/flotillactl}
 "$CTL" webhooks --url https://127.0.0.1:1 --cert-dir "$WORK/certs" >/dev/null ||
   { echo "cannot generate webhook certificates with $CTL" >&2; exit 1; }
 
-# start_operator NAME [flags...]: starts an operator and waits until it serves /readyz.
-start_operator() {
+# launch_operator NAME [flags...]: starts an operator process (without waiting for it).
+launch_operator() {
   local name=$1
   shift
-  "$OPERATOR" --cluster-probe-period ${PERIOD}s --cluster-failover-grace 30s \
+  "$OPERATOR" --kubeconfig "$OPERATOR_KUBECONFIG" \
+    --cluster-probe-period ${PERIOD}s --cluster-failover-grace 30s \
     --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 0 \
     --webhook-host 127.0.0.1 --webhook-port 0 --cert-dir "$WORK/certs" \
     --leader-election-lease-duration 4s --leader-election-renew-deadline 3s \
     --leader-election-retry-period 500ms "$@" >>"$WORK/operator-$name.log" 2>&1 &
   echo $! >"$WORK/operator-$name.pid"
+}
+# start_operator NAME [flags...]: starts an operator and waits until it serves /readyz.
+start_operator() {
+  local name=$1
+  launch_operator "$@"
   eventually 20 grep -q "serving /healthz" "$WORK/operator-$name.log" ||
     { e2e_fail "operator $name did not start: $(cat "$WORK/operator-$name.log")"; return 1; }
 }

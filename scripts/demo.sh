@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 sim="$build_dir/sim/flotilla-sim"
 operator="$build_dir/operator/flotilla-operator"
+ctl="$build_dir/cli/flotillactl"
 run_dir=$root/.run
 mkdir -p "$run_dir"
 
@@ -29,9 +30,22 @@ cleanup() {
 trap cleanup EXIT
 
 echo
-echo "-- 2. flotilla-operator against the host (log: .run/operator.log)"
-"$operator" --cluster-probe-period 2s --health-probe-bind-address 127.0.0.1:0 \
-  --metrics-bind-address 0 >"$run_dir/operator.log" 2>&1 &
+echo "-- 2. flotilla-operator against the host, as its ServiceAccount (log: .run/operator.log)"
+# Exactly config/rbac's permissions: the ServiceAccount, its ClusterRole and its Role, and a
+# token for it (kubectl create token), as the in-cluster Deployment would run.
+kubectl apply -k config/rbac | sed 's/^/   /'
+token=$(kubectl create token flotilla-operator -n flotilla-system --duration 24h)
+kubectl config view --raw --minify >"$run_dir/operator.kubeconfig"
+kubectl --kubeconfig "$run_dir/operator.kubeconfig" config set-credentials flotilla-operator \
+  --token="$token" >/dev/null
+kubectl --kubeconfig "$run_dir/operator.kubeconfig" config set-context --current \
+  --user=flotilla-operator >/dev/null
+chmod 600 "$run_dir/operator.kubeconfig"
+"$ctl" webhooks --url https://127.0.0.1:1 --cert-dir "$run_dir/webhook-certs" >/dev/null
+"$operator" --kubeconfig "$run_dir/operator.kubeconfig" --cluster-probe-period 2s \
+  --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 0 \
+  --webhook-host 127.0.0.1 --webhook-port 0 --cert-dir "$run_dir/webhook-certs" \
+  >"$run_dir/operator.log" 2>&1 &
 operator_pid=$!
 for _ in $(seq 1 200); do
   grep -q "serving /healthz" "$run_dir/operator.log" && break
@@ -39,6 +53,10 @@ for _ in $(seq 1 200); do
   sleep 0.1
 done
 port=$(grep -o 'metrics on https://127.0.0.1:[0-9]*' "$run_dir/operator.log" | grep -o '[0-9]*$')
+webhook_port=$(grep -o 'serving admission on https://127.0.0.1:[0-9]*' "$run_dir/operator.log" | grep -o '[0-9]*$')
+echo "   admission webhooks at https://127.0.0.1:$webhook_port, registered with the host:"
+"$ctl" webhooks --url "https://127.0.0.1:$webhook_port" --cert-dir "$run_dir/webhook-certs" |
+  kubectl apply -f - | sed 's/^/   /'
 ready() {
   [[ $(kubectl get fc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True) == 3 ]]
 }
@@ -66,7 +84,22 @@ kubectl get events -n demo --sort-by=.lastTimestamp \
   -o custom-columns=TYPE:.type,REASON:.reason,OBJECT:.involvedObject.kind,MESSAGE:.message | sed 's/^/   /'
 
 echo
-echo "-- 4. On the members, member by member"
+echo "-- 4. A bad policy is stopped at the door by the admission webhook"
+echo "   kubectl apply -f - (spreadConstraints: region minGroups 2, maxGroups 1)"
+kubectl apply -f - 2>&1 <<'YAML' | fold -w 100 | sed 's/^/   /' || true
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: bad-spread, namespace: demo}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    spreadConstraints:
+      - {spreadByField: region, minGroups: 2, maxGroups: 1}
+      - {spreadByField: cluster, minGroups: 2}
+YAML
+
+echo
+echo "-- 5. On the members, member by member"
 for m in member1 member2 member3; do
   echo "   kubectl --kubeconfig .run/$m.kubeconfig get deploy,pods -n demo"
   kubectl --kubeconfig "$run_dir/$m.kubeconfig" get deploy,pods -n demo 2>&1 | sed 's/^/     /'

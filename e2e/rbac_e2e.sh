@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Least privilege, proven (issue 12): the operator runs authenticated as its ServiceAccount with
+# exactly config/rbac's rules and the operator scenario passes; then each rule is removed in turn
+# and the same scenario must fail with Forbidden — so the rules are sufficient and not padded.
+# The scenario: a Deployment with a policy is scheduled, runs on the members (host Deployment
+# 6/6), is scaled, and is deleted (member Deployments and the FederatedDeployment go).
+# RBAC_RULES=all (default in `make test`) removes every rule; RBAC_RULES="0 3" only those.
+# Runs against flotilla-sim, or the clusters named as in operator_lib.sh.
+# Usage: rbac_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator
+SIM=${1:?usage: rbac_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
+OPERATOR=${2:?usage: rbac_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+NS=rbac
+source "$ROOT/e2e/lib.sh"
+source "$ROOT/e2e/operator_lib.sh"
+
+kubectl create namespace $NS >/dev/null
+ORIGINAL_CLUSTER_ROLE=$(kubectl get clusterrole flotilla-operator -o json)
+ORIGINAL_ROLE=$(kubectl get role flotilla-operator -n flotilla-system -o json)
+SA_KUBECONFIG=$OPERATOR_KUBECONFIG  # operator_lib.sh: config/rbac and a token of the ServiceAccount
+expect_contains "the token is the ServiceAccount" \
+  "$(kubectl --kubeconfig "$SA_KUBECONFIG" get deploy -n kube-system 2>&1)" \
+  'User "system:serviceaccount:flotilla-system:flotilla-operator" cannot list resource "deployments"'
+
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: spread, namespace: $NS}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinity: {labelSelector: {matchLabels: {env: demo}}}
+    replicaScheduling: {type: Divided, division: Weighted,
+      weights: [{targetCluster: {clusterNames: [member1]}, weight: 1},
+                {targetCluster: {clusterNames: [member2]}, weight: 1},
+                {targetCluster: {clusterNames: [member3]}, weight: 1}]}
+YAML
+
+deployment() {  # deployment NAME REPLICAS
+  kubectl apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $1, namespace: $NS}
+spec:
+  replicas: $2
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      containers: [{name: app, image: nginx:1.27, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+YAML
+}
+member_replicas() {  # member_replicas NAME: the sum of spec.replicas over the members
+  local sum=0 m r
+  for m in member1 member2 member3; do
+    r=$(mkubectl $m get deploy "$1" -n $NS -o jsonpath='{.spec.replicas}' 2>/dev/null)
+    sum=$((sum + ${r:-0}))
+  done
+  echo $sum
+}
+members_empty() {
+  local m
+  for m in member1 member2 member3; do
+    [[ -n $(mkubectl $m get deploy "$1" -n $NS -o name 2>/dev/null) ]] && return 1
+  done
+  return 0
+}
+host_ready() { [[ $(kubectl get deploy "$1" -n $NS -o jsonpath='{.status.readyReplicas}' 2>/dev/null) == "$2" ]]; }
+forbidden() { grep -qi "forbidden" "$WORK/operator-$1.log"; }
+
+# scenario OPERATOR-NAME WORKLOAD: 0 when every step converged with no Forbidden in the log.
+# With STOP_ON_FORBIDDEN, it returns as soon as the operator logs a Forbidden (a removed rule).
+scenario() {
+  local op=$1 w=$2 limit=${LIMIT:-30}
+  step() {  # step DESCRIPTION COMMAND...: waits for the command, or for a Forbidden
+    local what=$1 deadline=$((SECONDS + limit))
+    shift
+    while ((SECONDS < deadline)); do
+      "$@" >/dev/null 2>&1 && return 0
+      [[ -n ${STOP_ON_FORBIDDEN:-} ]] && forbidden "$op" && { echo "$what: Forbidden"; return 1; }
+      [[ -f $WORK/operator-$op.pid ]] && ! kill -0 "$(cat "$WORK/operator-$op.pid")" 2>/dev/null &&
+        { echo "$what: the operator exited"; return 1; }
+      sleep 0.1
+    done
+    echo "$what: did not happen within ${limit}s"
+    return 1
+  }
+  deployment "$w" 6
+  step "scheduled" scheduled "$w" || return 1
+  step "6 replicas on the members" test "$(member_replicas "$w")" = 6 || return 1
+  step "host Deployment 6/6 ready" host_ready "$w" 6 || return 1
+  deployment "$w" 9
+  step "scaled to 9 on the members" test "$(member_replicas "$w")" = 9 || return 1
+  kubectl delete deploy "$w" -n $NS --wait=false >/dev/null
+  step "member Deployments removed" members_empty "$w" || return 1
+  step "FederatedDeployment removed" test -z "$(kubectl get fdeploy "$w" -n $NS -o name 2>/dev/null)" || return 1
+  forbidden "$op" && { echo "Forbidden in the log: $(grep -i forbidden "$WORK/operator-$op.log" | head -1)"; return 1; }
+  return 0
+}
+
+# --- Exactly config/rbac: the whole scenario passes, nothing is forbidden ---
+start_operator full || exit 1
+result=$(scenario full web 2>&1)
+expect_eq "as the ServiceAccount with config/rbac: the scenario converges" "$result" ""
+expect_eq "as the ServiceAccount with config/rbac: nothing forbidden" "$(grep -ci forbidden "$WORK/operator-full.log")" "0"
+stop_operator full TERM
+
+# --- Each rule removed: the scenario fails with Forbidden ---
+restore() {
+  kubectl replace -f - >/dev/null <<<"$(jq_strip "$ORIGINAL_CLUSTER_ROLE")"
+  kubectl replace -f - >/dev/null <<<"$(jq_strip "$ORIGINAL_ROLE")"
+}
+jq_strip() { sed '/"resourceVersion"/d; /"uid"/d; /"creationTimestamp"/d' <<<"$1"; }
+rules_of() { kubectl get "$@" -o jsonpath='{range .rules[*]}{.apiGroups}{.resources}{.verbs}{"\n"}{end}'; }
+mapfile -t CLUSTER_RULES < <(rules_of clusterrole flotilla-operator)
+mapfile -t ROLE_RULES < <(rules_of role flotilla-operator -n flotilla-system)
+expect_eq "config/rbac has rules" "$(( ${#CLUSTER_RULES[@]} > 0 && ${#ROLE_RULES[@]} > 0 ))" "1"
+
+n=0
+try_without() {  # try_without KIND [ -n NS ] INDEX DESCRIPTION
+  local index=$1 description=$2
+  shift 2
+  kubectl patch "$@" --type json -p "[{\"op\":\"remove\",\"path\":\"/rules/$index\"}]" >/dev/null
+  n=$((n + 1))
+  local op=minus$n
+  launch_operator "$op"
+  local out
+  out=$(STOP_ON_FORBIDDEN=1 LIMIT=20 scenario "$op" "web$n" 2>&1)
+  E2E_CHECKS=$((E2E_CHECKS + 1))
+  if [[ -z $out ]] || ! forbidden "$op"; then
+    e2e_fail "without $description the scenario should fail with Forbidden, got: ${out:-success}"
+  else
+    echo "without $description: $out; the operator logged: $(grep -i -m1 -o 'is forbidden: [^"]*"[^"]*" cannot [a-z]* [a-z]* "[^"]*"[^,]*' "$WORK/operator-$op.log" | head -1)"
+  fi
+  [[ -f $WORK/operator-$op.pid ]] && stop_operator "$op" KILL
+  kubectl delete deploy "web$n" -n $NS --ignore-not-found --wait=false >/dev/null 2>&1
+  restore
+}
+selected() { [[ ${RBAC_RULES:-all} == all || " ${RBAC_RULES} " == *" $1 "* ]]; }
+for i in "${!CLUSTER_RULES[@]}"; do
+  selected "c$i" && try_without "$i" "ClusterRole rule $i ${CLUSTER_RULES[$i]}" clusterrole flotilla-operator
+done
+for i in "${!ROLE_RULES[@]}"; do
+  selected "r$i" && try_without "$i" "Role rule $i ${ROLE_RULES[$i]}" role flotilla-operator -n flotilla-system
+done
+
+e2e_summary
