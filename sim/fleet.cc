@@ -94,10 +94,17 @@ pid_t readPid(const fs::path& dir, const std::string& name) {
   }
 }
 
-// Starts `self serve --dir DIR --name NAME` in its own session, output to DIR/NAME.log.
-pid_t spawn(const std::string& self, const fs::path& dir, const std::string& name, bool member) {
+// Starts `self serve --dir DIR --name NAME [--member] ARGS...` in its own session, output to
+// DIR/NAME.log.
+pid_t spawn(const std::string& self, const fs::path& dir, const std::string& name, bool member,
+            const std::vector<std::string>& serveArgs) {
   const std::string log = (dir / (name + ".log")).string();
-  const std::string dirText = dir.string();
+  std::vector<std::string> args = {self, "serve", "--dir", dir.string(), "--name", name};
+  if (member) args.emplace_back("--member");
+  args.insert(args.end(), serveArgs.begin(), serveArgs.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
   ::setsid();
@@ -108,13 +115,7 @@ pid_t spawn(const std::string& self, const fs::path& dir, const std::string& nam
     ::dup2(out, 2);
   }
   if (in >= 0) ::dup2(in, 0);
-  if (member) {
-    ::execl(self.c_str(), self.c_str(), "serve", "--dir", dirText.c_str(), "--name", name.c_str(),
-            "--member", static_cast<char*>(nullptr));
-  } else {
-    ::execl(self.c_str(), self.c_str(), "serve", "--dir", dirText.c_str(), "--name", name.c_str(),
-            static_cast<char*>(nullptr));
-  }
+  ::execv(self.c_str(), argv.data());
   ::_exit(127);
 }
 
@@ -220,7 +221,7 @@ api::Result<Topology> parseTopology(std::string_view yaml) {
 }
 
 int up(const Topology& topology, const fs::path& dir, const std::string& self, std::ostream& out,
-       std::ostream& err) {
+       std::ostream& err, const std::vector<std::string>& serveArgs) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::vector<std::string> clusters = {topology.host};
@@ -228,7 +229,7 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
   for (const auto& name : clusters) {
     pid_t pid = readPid(dir, name);
     if (alive(pid)) continue;
-    pid = spawn(self, dir, name, name != topology.host);
+    pid = spawn(self, dir, name, name != topology.host, serveArgs);
     if (pid < 0) {
       err << "flotilla-sim: cannot start " << name << "\n";
       return 1;

@@ -39,9 +39,10 @@ api::Result<Topology> parseTopology(std::string_view yaml);
 // Starts every cluster that is not running (re-using DIR's data), waits until each answers,
 // installs the flotilla.io CRDs on the host, and registers every member there: a Secret
 // `<member>-credentials` in flotilla-system (token, caBundle) and a FederatedCluster pointing at
-// it. Members get Node objects from their pool. `self` is this executable (to spawn `serve`).
+// it. Members get Node objects from their pool. `self` is this executable (to spawn `serve`);
+// `serveArgs` are passed to every `serve` (--authorization-mode, --token-auth-file).
 int up(const Topology& topology, const std::filesystem::path& dir, const std::string& self,
-       std::ostream& out, std::ostream& err);
+       std::ostream& out, std::ostream& err, const std::vector<std::string>& serveArgs = {});
 // Stops every cluster started in DIR (SIGTERM, then SIGKILL after 10 s).
 int down(const std::filesystem::path& dir, std::ostream& out);
 // One line per cluster: name, pid, state, URL.

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "sim/fleet.h"
 #include "sim/serve.h"
@@ -14,11 +16,13 @@ constexpr const char* kHelp =
     "flotilla-sim - a Kubernetes-compatible API server for Flotilla's development, demos and e2e\n"
     "\n"
     "Usage:\n"
-    "  flotilla-sim up -f TOPOLOGY.yaml --dir DIR   start a host and member clusters\n"
+    "  flotilla-sim up -f TOPOLOGY.yaml --dir DIR [--authorization-mode M] [--token-auth-file F]\n"
+    "                                                start a host and member clusters\n"
     "  flotilla-sim down --dir DIR                   stop them\n"
     "  flotilla-sim status --dir DIR                 one line per cluster\n"
     "  flotilla-sim serve --dir DIR [--name NAME] [--port N] [--address IP] [--threads N]\n"
     "                     [--bookmark-interval-ms N] [--member [--ready-delay-ms N]]\n"
+    "                     [--authorization-mode RBAC|AlwaysAllow] [--token-auth-file FILE]\n"
     "\n"
     "--member adds what a member cluster does: Deployments get ReplicaSets and Pods, a binder\n"
     "places pods on Nodes by their requests (the rest stay Pending, Unschedulable), bound pods\n"
@@ -33,7 +37,18 @@ constexpr const char* kHelp =
     "DIR/data/NAME. It writes DIR/NAME.kubeconfig (mode 0600) for kubectl and the operator. The "
     "CA\n"
     "and token are generated once and kept in DIR, so a restart keeps kubeconfigs valid; the port\n"
-    "of the previous run is reused when free. Stop it with SIGTERM or Ctrl-C.\n";
+    "of the previous run is reused when free. Stop it with SIGTERM or Ctrl-C.\n"
+    "\n"
+    "Authentication and authorization, as kube-apiserver's:\n"
+    "  The token in DIR/NAME.kubeconfig is the admin (group system:masters: always allowed).\n"
+    "  --token-auth-file FILE  more users: CSV lines token,user,uid,\"group1,group2\"\n"
+    "  ServiceAccount tokens come from the TokenRequest API (kubectl create token SA -n NS\n"
+    "  [--duration 1h]); they are signed with DIR/pki/NAME/sa.key (kept across restarts) and\n"
+    "  stop working when the ServiceAccount is deleted.\n"
+    "  --authorization-mode RBAC (default): Roles, ClusterRoles and their bindings decide, with\n"
+    "  kube-apiserver's bootstrap policy (cluster-admin, admin, edit, view, system:discovery,\n"
+    "  ...); AlwaysAllow: every authenticated request is allowed. up passes both to each\n"
+    "  cluster.\n";
 
 }  // namespace
 
@@ -47,10 +62,22 @@ int main(int argc, char** argv) {
   if (command == "up" || command == "down" || command == "status") {
     std::string dir;
     std::string file;
+    std::vector<std::string> serveArgs;
     for (int i = 2; i < argc; ++i) {
-      const std::string flag = argv[i];
+      std::string flag = argv[i];
+      std::string inlineValue;
+      if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+        inlineValue = flag.substr(eq + 1);
+        flag = flag.substr(0, eq);
+      }
       if ((flag == "--dir" || flag == "-f") && i + 1 < argc) {
         (flag == "--dir" ? dir : file) = argv[++i];
+      } else if ((flag == "--authorization-mode" || flag == "--token-auth-file") &&
+                 (!inlineValue.empty() || i + 1 < argc)) {
+        std::string value = inlineValue.empty() ? argv[++i] : inlineValue;
+        if (flag == "--token-auth-file") value = std::filesystem::absolute(value).string();
+        serveArgs.push_back(flag);
+        serveArgs.push_back(value);
       } else {
         std::cerr << "flotilla-sim " << command << ": unknown flag " << flag << "\n";
         return 2;
@@ -78,7 +105,7 @@ int main(int argc, char** argv) {
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     return flotilla::sim::up(*topology, std::filesystem::absolute(dir),
-                             ec ? argv[0] : self.string(), std::cout, std::cerr);
+                             ec ? argv[0] : self.string(), std::cout, std::cerr, serveArgs);
   }
   if (command != "serve") {
     std::cerr << "flotilla-sim: unknown command \"" << command << "\"\n\n" << kHelp;
@@ -86,8 +113,14 @@ int main(int argc, char** argv) {
   }
   flotilla::sim::ServeOptions options;
   for (int i = 2; i < argc; ++i) {
-    const std::string flag = argv[i];
+    std::string flag = argv[i];
+    std::string inlineValue;  // --flag=value
+    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inlineValue = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    }
     auto value = [&]() -> std::string {
+      if (!inlineValue.empty()) return inlineValue;
       if (i + 1 >= argc) {
         std::cerr << "flotilla-sim: " << flag << " needs a value\n";
         std::exit(2);
@@ -119,6 +152,10 @@ int main(int argc, char** argv) {
       options.member = true;
     } else if (flag == "--ready-delay-ms") {
       options.readyDelay = std::chrono::milliseconds(number(value()));
+    } else if (flag == "--authorization-mode") {
+      options.authorizationMode = value();
+    } else if (flag == "--token-auth-file") {
+      options.tokenAuthFile = value();
     } else if (flag == "--bookmark-interval-ms") {
       options.bookmarkInterval = std::chrono::milliseconds(number(value()));
     } else if (flag == "-h" || flag == "--help") {

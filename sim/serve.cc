@@ -123,6 +123,35 @@ int serve(const ServeOptions& options, std::ostream& log) {
       return 1;
     }
   }
+  // The ServiceAccount token signing key: kept with the PKI, so tokens survive restarts.
+  const fs::path keyPath = options.dir / "pki" / options.name / "sa.key";
+  std::string signingKey = readFile(keyPath).value_or("");
+  if (signingKey.empty()) {
+    signingKey = newSigningKey();
+    if (!writeFile(keyPath, signingKey, 0600)) {
+      log << "flotilla-sim: cannot write " << keyPath << "\n";
+      return 1;
+    }
+  }
+  std::vector<TokenFileEntry> tokenFile;
+  if (!options.tokenAuthFile.empty()) {
+    auto text = readFile(options.tokenAuthFile);
+    if (!text) {
+      log << "flotilla-sim: cannot read " << options.tokenAuthFile << "\n";
+      return 1;
+    }
+    auto parsed = parseTokenFile(*text, options.tokenAuthFile.string());
+    if (!parsed) {
+      log << "flotilla-sim: " << parsed.error().message << "\n";
+      return 1;
+    }
+    tokenFile = std::move(*parsed);
+  }
+  if (options.authorizationMode != "RBAC" && options.authorizationMode != "AlwaysAllow") {
+    log << "flotilla-sim: --authorization-mode must be RBAC or AlwaysAllow, not \""
+        << options.authorizationMode << "\"\n";
+    return 1;
+  }
   StoreOptions storeOptions;
   storeOptions.dataDir = options.dir / "data" / options.name;
   auto store = Store::open(storeOptions);
@@ -132,6 +161,9 @@ int serve(const ServeOptions& options, std::ostream& log) {
   }
   ApiServerOptions apiOptions;
   apiOptions.tokens = {token};
+  apiOptions.tokenFile = std::move(tokenFile);
+  apiOptions.serviceAccountKey = signingKey;
+  apiOptions.authorizationMode = options.authorizationMode;
   apiOptions.bookmarkInterval = options.bookmarkInterval;
   ApiServer api(**store, apiOptions);
   if (auto booted = api.bootstrap(); !booted) {
@@ -184,7 +216,8 @@ int serve(const ServeOptions& options, std::ostream& log) {
     return 1;
   }
   log << "flotilla-sim: cluster \"" << options.name << "\" serving on " << url
-      << (options.member ? " (member: deployments, pod binder, kubelet)" : "") << "\n"
+      << (options.member ? " (member: deployments, pod binder, kubelet)" : "")
+      << " (authorization: " << options.authorizationMode << ")\n"
       << "flotilla-sim: kubectl --kubeconfig " << kubeconfig.string() << " get namespaces\n";
   log.flush();
 

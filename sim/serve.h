@@ -19,6 +19,8 @@ struct ServeOptions {
   std::chrono::milliseconds bookmarkInterval{30'000};
   bool member = false;  // run the member-cluster behaviour (deployments, pod binder, kubelet)
   std::chrono::milliseconds readyDelay{1000};  // member: bound pod -> Running and Ready
+  std::string authorizationMode = "RBAC";      // or AlwaysAllow
+  std::filesystem::path tokenAuthFile;         // more users (kube's --token-auth-file)
 };
 
 // Runs until `stop` becomes true or SIGTERM/SIGINT arrives; returns the exit status. Progress

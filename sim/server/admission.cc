@@ -65,8 +65,28 @@ bool ruleMatches(const json::object& rule, const AdmissionAttributes& a) {
   return true;
 }
 
-// A metav1.LabelSelector in JSON; nullopt when malformed (treated as matching nothing).
-std::optional<api::Selector> selectorFrom(const json::value* value) {
+api::Labels labelsOf(const std::optional<json::object>& object) {
+  api::Labels labels;
+  if (!object) return labels;
+  const auto* m = object->if_contains("metadata");
+  if (!m || !m->is_object()) return labels;
+  const auto* l = m->as_object().if_contains("labels");
+  if (!l || !l->is_object()) return labels;
+  for (const auto& [k, v] : l->as_object())
+    if (v.is_string()) labels[std::string(k)] = std::string(v.as_string());
+  return labels;
+}
+
+api::Error callFailure(const Webhook& w, const std::string& what) {
+  return api::Error{api::reason::kInternalError,
+                    500,
+                    "Internal error occurred: failed calling webhook \"" + w.name + "\": " + what,
+                    {}};
+}
+
+}  // namespace
+
+std::optional<api::Selector> labelSelectorFromJson(const json::value* value) {
   api::LabelSelector selector;
   if (value && value->is_object()) {
     const auto& o = value->as_object();
@@ -91,27 +111,6 @@ std::optional<api::Selector> selectorFrom(const json::value* value) {
   return *compiled;
 }
 
-api::Labels labelsOf(const std::optional<json::object>& object) {
-  api::Labels labels;
-  if (!object) return labels;
-  const auto* m = object->if_contains("metadata");
-  if (!m || !m->is_object()) return labels;
-  const auto* l = m->as_object().if_contains("labels");
-  if (!l || !l->is_object()) return labels;
-  for (const auto& [k, v] : l->as_object())
-    if (v.is_string()) labels[std::string(k)] = std::string(v.as_string());
-  return labels;
-}
-
-api::Error callFailure(const Webhook& w, const std::string& what) {
-  return api::Error{api::reason::kInternalError,
-                    500,
-                    "Internal error occurred: failed calling webhook \"" + w.name + "\": " + what,
-                    {}};
-}
-
-}  // namespace
-
 std::vector<Webhook> matchingWebhooks(const std::vector<json::object>& configurations,
                                       bool mutating, const AdmissionAttributes& a,
                                       const std::map<std::string, std::string>& namespaceLabels) {
@@ -135,10 +134,10 @@ std::vector<Webhook> matchingWebhooks(const std::vector<json::object>& configura
       if (!matched) continue;
       // namespaceSelector applies to namespaced objects and to Namespaces themselves.
       if (a.namespaced || (a.resource == "namespaces" && a.group.empty())) {
-        auto selector = selectorFrom(w.if_contains("namespaceSelector"));
+        auto selector = labelSelectorFromJson(w.if_contains("namespaceSelector"));
         if (!selector || !selector->matches(namespaceLabels)) continue;
       }
-      auto objectSelector = selectorFrom(w.if_contains("objectSelector"));
+      auto objectSelector = labelSelectorFromJson(w.if_contains("objectSelector"));
       if (!objectSelector) continue;
       // Either object may match; an absent one (old on CREATE, new on DELETE) never does.
       const bool objectMatches = objectSelector->empty() ||
@@ -173,21 +172,22 @@ std::vector<Webhook> matchingWebhooks(const std::vector<json::object>& configura
 }
 
 json::object admissionReview(const AdmissionAttributes& a, const std::string& uid) {
+  json::object userInfo{{"username", a.username}};
+  if (!a.uid.empty()) userInfo["uid"] = a.uid;
+  userInfo["groups"] = json::value_from(a.groups);
   json::object kind{{"group", a.group}, {"version", a.version}, {"kind", a.kind}};
   json::object resource{{"group", a.group}, {"version", a.version}, {"resource", a.resource}};
-  json::object request{
-      {"uid", uid},
-      {"kind", kind},
-      {"resource", resource},
-      {"requestKind", kind},
-      {"requestResource", resource},
-      {"name", a.name},
-      {"operation", a.operation},
-      {"userInfo", json::object{{"username", a.username},
-                                {"groups", json::array{"system:masters", "system:authenticated"}}}},
-      {"object", a.object ? json::value(*a.object) : json::value()},
-      {"oldObject", a.oldObject ? json::value(*a.oldObject) : json::value()},
-      {"dryRun", a.dryRun}};
+  json::object request{{"uid", uid},
+                       {"kind", kind},
+                       {"resource", resource},
+                       {"requestKind", kind},
+                       {"requestResource", resource},
+                       {"name", a.name},
+                       {"operation", a.operation},
+                       {"userInfo", userInfo},
+                       {"object", a.object ? json::value(*a.object) : json::value()},
+                       {"oldObject", a.oldObject ? json::value(*a.oldObject) : json::value()},
+                       {"dryRun", a.dryRun}};
   if (!a.subresource.empty()) request["subResource"] = a.subresource;
   if (a.namespaced) request["namespace"] = a.ns;
   return json::object{{"apiVersion", "admission.k8s.io/v1"},

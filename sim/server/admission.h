@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "api/label_selector.h"
 #include "api/result.h"
 
 namespace flotilla::sim {
@@ -31,6 +32,8 @@ struct AdmissionAttributes {
   std::optional<boost::json::object> oldObject;  // UPDATE and DELETE
   bool dryRun = false;
   std::string username = "flotilla-sim:admin";
+  std::string uid;
+  std::vector<std::string> groups = {"system:masters", "system:authenticated"};
 };
 
 struct Webhook {
@@ -44,6 +47,9 @@ struct Webhook {
   std::chrono::milliseconds timeout{10'000};
   bool failOpen = false;  // failurePolicy: Ignore
 };
+
+// A metav1.LabelSelector in JSON (null: everything); nullopt when malformed.
+std::optional<api::Selector> labelSelectorFromJson(const boost::json::value* value);
 
 // Webhooks of the given configurations (sorted by configuration name, then declaration order, as
 // kube-apiserver) that match the request. `namespaceLabels` are the labels of the request's

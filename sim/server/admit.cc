@@ -34,6 +34,9 @@ api::Result<void> ApiServer::admit(const ResourceInfo& r, const char* operation,
   attributes.ns = r.namespaced ? req.path.namespace_ : "";
   attributes.name = object ? metaString(*object, "name") : req.path.name;
   attributes.dryRun = req.dryRun;
+  attributes.username = req.user.name;
+  attributes.uid = req.user.uid;
+  attributes.groups = req.user.groups;
   if (object) attributes.object = *object;
   if (old) attributes.oldObject = *old;
 
@@ -66,6 +69,7 @@ api::Result<void> ApiServer::admit(const ResourceInfo& r, const char* operation,
     }
   }
   if (object && req.path.subresource.empty()) {
+    if (auto allowed = checkEscalation(r, *object, req); !allowed) return allowed.error();
     if (auto admitted = admitCustom(r, *object, req); !admitted) return admitted.error();
     attributes.object = *object;  // validating webhooks see the defaulted, pruned object
   }

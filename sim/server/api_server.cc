@@ -7,6 +7,7 @@
 
 #include "api/base64.h"
 #include "sim/server/admission.h"
+#include "sim/server/authorizer.h"
 #include "sim/server/defaults.h"
 #include "sim/server/events.h"
 #include "sim/server/internal.h"
@@ -141,8 +142,16 @@ net::HttpResponse jsonReply(int status, const json::value& body) {
 }
 
 net::HttpResponse errorReply(const api::Error& error, const ResourceInfo* resource,
-                             const std::string& name) {
-  return jsonReply(error.code == 0 ? 500 : error.code, statusBody(error, resource, name));
+                             const std::string& name, const std::optional<json::object>& details) {
+  auto body = statusBody(error, resource, name);
+  if (details) {
+    if (details->empty()) {
+      body.erase("details");
+    } else {
+      body["details"] = *details;
+    }
+  }
+  return jsonReply(error.code == 0 ? 500 : error.code, body);
 }
 
 asio::awaitable<void> waitDurable(Store& store, uint64_t seq) {
@@ -163,8 +172,11 @@ asio::awaitable<void> waitDurable(Store& store, uint64_t seq) {
 using namespace internal;
 
 ApiServer::ApiServer(Store& store, ApiServerOptions options)
-    : store_(store), options_(std::move(options)) {
+    : store_(store),
+      options_(std::move(options)),
+      authorizer_(std::make_unique<RbacAuthorizer>(store)) {
   if (!options_.webhookCaller) options_.webhookCaller = makeHttpWebhookCaller();
+  if (options_.serviceAccountKey.empty()) options_.serviceAccountKey = newSigningKey();
 }
 
 ApiServer::~ApiServer() = default;
@@ -198,6 +210,10 @@ api::Result<void> ApiServer::bootstrap() {
     uint64_t seq = 0;
     onCrdChanged(crd, false, seq);
   }
+  uint64_t seq = 0;
+  if (auto policy = ensureBootstrapPolicy(store_, api::formatRfc3339(options_.now()), seq); !policy)
+    return policy.error();
+  aggregateClusterRoles(store_);
   store_.flush();
   return {};
 }
@@ -208,12 +224,14 @@ json::object apiResourceList(const ResourceRegistry& registry, const std::string
   json::array resources;
   for (const auto& r : registry.all()) {
     if (r->groupVersion() != groupVersion) continue;
-    json::object entry{{"name", r->resource},
-                       {"singularName", r->singular},
-                       {"namespaced", r->namespaced},
-                       {"kind", r->kind},
-                       {"verbs", json::array{"create", "delete", "deletecollection", "get", "list",
-                                             "patch", "update", "watch"}}};
+    json::object entry{
+        {"name", r->resource},
+        {"singularName", r->singular},
+        {"namespaced", r->namespaced},
+        {"kind", r->kind},
+        {"verbs", r->verbs.empty() ? json::array{"create", "delete", "deletecollection", "get",
+                                                 "list", "patch", "update", "watch"}
+                                   : json::value_from(r->verbs).as_array()}};
     if (!r->shortNames.empty()) entry["shortNames"] = json::value_from(r->shortNames);
     if (!r->categories.empty()) entry["categories"] = json::value_from(r->categories);
     resources.push_back(std::move(entry));
@@ -223,6 +241,15 @@ json::object apiResourceList(const ResourceRegistry& registry, const std::string
                                        {"namespaced", r->namespaced},
                                        {"kind", r->kind},
                                        {"verbs", json::array{"get", "patch", "update"}}});
+    }
+    if (r->resource == "serviceaccounts" && r->group.empty()) {
+      resources.push_back(json::object{{"name", "serviceaccounts/token"},
+                                       {"singularName", ""},
+                                       {"namespaced", true},
+                                       {"group", "authentication.k8s.io"},
+                                       {"version", "v1"},
+                                       {"kind", "TokenRequest"},
+                                       {"verbs", json::array{"create"}}});
     }
     if (r->scaleSubresource) {
       resources.push_back(json::object{{"name", r->resource + "/scale"},
@@ -288,24 +315,51 @@ class RecordingExchange final : public net::HttpExchange {
   int status_ = 0;
 };
 
-bool authorized(const net::HttpRequest& request, const std::vector<std::string>& tokens) {
-  if (tokens.empty()) return true;
-  const std::string_view header = request.header("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) return false;
-  const std::string_view token = header.substr(kBearer.size());
-  // Constant-time comparison: a token must not be guessable byte by byte from timing.
-  bool ok = false;
-  for (const auto& t : tokens) {
-    if (t.size() != token.size()) continue;
-    unsigned char diff = 0;
-    for (size_t i = 0; i < t.size(); ++i) diff |= static_cast<unsigned char>(t[i] ^ token[i]);
-    ok = ok || diff == 0;
-  }
-  return ok;
+bool constantTimeEqual(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
 }
 
 }  // namespace
+
+std::optional<UserInfo> ApiServer::authenticate(const net::HttpRequest& http) {
+  const UserInfo admin{
+      kAdminUser, "", {std::string(kSystemMasters), std::string(kSystemAuthenticated)}};
+  if (options_.tokens.empty()) return admin;
+  const std::string_view header = http.header("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer)
+    return std::nullopt;
+  const std::string_view token = header.substr(kBearer.size());
+  // Constant-time comparisons: a token must not be guessable byte by byte from timing.
+  bool isAdmin = false;
+  for (const auto& t : options_.tokens) isAdmin = constantTimeEqual(t, token) || isAdmin;
+  if (isAdmin) return admin;
+  const TokenFileEntry* entry = nullptr;
+  for (const auto& e : options_.tokenFile)
+    if (constantTimeEqual(e.token, token)) entry = &e;
+  if (entry) {
+    UserInfo user = entry->user;
+    if (std::find(user.groups.begin(), user.groups.end(), kSystemAuthenticated) ==
+        user.groups.end())
+      user.groups.emplace_back(kSystemAuthenticated);
+    return user;
+  }
+  if (!looksLikeJwt(token)) return std::nullopt;
+  auto claims = verifyServiceAccountToken(options_.serviceAccountKey, token, options_.now());
+  if (!claims) return std::nullopt;
+  if (std::find(claims->audiences.begin(), claims->audiences.end(), kApiAudience) ==
+      claims->audiences.end())
+    return std::nullopt;
+  // The ServiceAccount must still exist (the same one: a re-created account has a new uid).
+  auto account = store_.get({"/serviceaccounts", claims->ns, claims->name});
+  if (!account || metaString(*account, "uid") != claims->uid ||
+      !metaString(*account, "deletionTimestamp").empty())
+    return std::nullopt;
+  return serviceAccountUser(claims->ns, claims->name, claims->uid);
+}
 
 asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
   const auto& http = ex.request();
@@ -321,12 +375,25 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     co_await ex.respond(std::move(ok));
     co_return;
   }
-  if (!authorized(http, options_.tokens)) {
+  auto user = authenticate(http);
+  if (!user) {
     {
       auto reply = errorReply({api::reason::kUnauthorized, 401, "Unauthorized", {}});
       co_await ex.respond(std::move(reply));
     }
     co_return;
+  }
+  if (options_.authorizationMode != "AlwaysAllow") {
+    const auto query = parseQuery(http.query());
+    const auto attributes = requestAttributes(http.method, path, query);
+    auto decision = authorizer_->authorize(*user, attributes);
+    if (!decision.allowed) {
+      {
+        auto reply = jsonReply(403, forbiddenStatus(attributes, *user, decision.reason));
+        co_await ex.respond(std::move(reply));
+      }
+      co_return;
+    }
   }
   if (path == "/metrics") {
     net::HttpResponse text{
@@ -437,6 +504,7 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     co_return;
   }
   Request req{http, parseQuery(http.query()), std::move(*parsed), resource};
+  req.user = std::move(*user);
   req.dryRun = req.param("dryRun") == "All";
   const std::string_view accept = http.header("Accept");
   req.wantsTable = accept.find("as=Table") != std::string_view::npos;
@@ -472,6 +540,19 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
   const std::string& method = req.http.method;
   const bool item = !req.path.name.empty();
   const std::string& sub = req.path.subresource;
+  const bool tokenRequest = sub == "token" && r.group.empty() && r.resource == "serviceaccounts";
+  if (tokenRequest || !r.verbs.empty()) {
+    // Answered, never stored: TokenRequest and SelfSubjectAccessReview (create only).
+    api::Result<json::object> answer =
+        methodNotAllowed("the server does not allow this method on the requested resource");
+    if (method == "POST" && (tokenRequest || !item))
+      answer = tokenRequest ? createToken(req) : reviewSelfAccess(req);
+    auto reply = answer ? jsonReply(201, *answer)
+                        : errorReply(answer.error(), tokenRequest ? req.resource.get() : nullptr,
+                                     tokenRequest ? req.path.name : "", req.errorDetails);
+    co_await ex.respond(std::move(reply));
+    co_return;
+  }
   if (!sub.empty() && !(sub == "status" && r.statusSubresource) &&
       !(sub == "scale" && r.scaleSubresource)) {
     {
@@ -519,10 +600,12 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
   } else {
     result = methodNotAllowed("the server does not allow this method on the requested resource");
   }
+  if (result && method != "GET" && r.group == kRbacGroup && r.resource == "clusterroles")
+    seq = std::max(seq, aggregateClusterRoles(store_));  // the aggregation controller's work
   co_await waitDurable(store_, seq);
   if (!result) {
     {
-      auto reply = errorReply(result.error(), &r, req.path.name);
+      auto reply = errorReply(result.error(), &r, req.path.name, req.errorDetails);
       co_await ex.respond(std::move(reply));
     }
     co_return;

@@ -16,6 +16,7 @@
 #include "api/result.h"
 #include "api/time.h"
 #include "kube/net/http_server.h"
+#include "sim/server/authn.h"
 #include "sim/server/metrics.h"
 #include "sim/server/resources.h"
 #include "sim/storage/store.h"
@@ -23,10 +24,21 @@
 namespace flotilla::sim {
 
 class WebhookCaller;
+class RbacAuthorizer;
+
+// The user of the admin tokens (ApiServerOptions::tokens), in system:masters.
+inline constexpr const char* kAdminUser = "flotilla-sim:admin";
 
 struct ApiServerOptions {
-  // Accepted bearer tokens. Empty: authentication is off (unit tests only).
+  // Accepted admin bearer tokens (user flotilla-sim:admin, group system:masters: always allowed).
+  // Empty: authentication is off, every request is the admin's (unit tests only).
   std::vector<std::string> tokens;
+  // More users, as kube-apiserver's --token-auth-file (each also in system:authenticated).
+  std::vector<TokenFileEntry> tokenFile;
+  // Signs and verifies ServiceAccount tokens (TokenRequest). Empty: a random key per server.
+  std::string serviceAccountKey;
+  // "RBAC" (kube-apiserver's --authorization-mode=RBAC) or "AlwaysAllow".
+  std::string authorizationMode = "RBAC";
   std::chrono::milliseconds bookmarkInterval{30'000};  // allowWatchBookmarks
   std::function<api::Clock::time_point()> now = [] { return api::Clock::now(); };
   std::string gitVersion = "v1.32.0-flotilla-sim";
@@ -88,6 +100,14 @@ class ApiServer {
   // `object` is null for DELETE; `old` is null for CREATE.
   api::Result<void> admit(const ResourceInfo& r, const char* operation, boost::json::object* object,
                           const boost::json::object* old, Request& req);
+  // The user behind the request's bearer token; nullopt: 401.
+  std::optional<UserInfo> authenticate(const net::HttpRequest& http);
+  // Escalation prevention for Roles, ClusterRoles and their bindings (rbac_admission.cc).
+  api::Result<void> checkEscalation(const ResourceInfo& r, const boost::json::object& object,
+                                    Request& req);
+  // POST serviceaccounts/NAME/token and selfsubjectaccessreviews (rbac_admission.cc).
+  api::Result<boost::json::object> createToken(Request& req);
+  api::Result<boost::json::object> reviewSelfAccess(Request& req);
   void collectDependents(const std::string& ownerUid, const std::string& propagation,
                          uint64_t& seq);
   void deleteNamespaceContents(const std::string& ns, uint64_t& seq);
@@ -97,6 +117,7 @@ class ApiServer {
   ApiServerOptions options_;
   ResourceRegistry registry_;
   RequestMetrics metrics_;
+  std::unique_ptr<RbacAuthorizer> authorizer_;
 };
 
 }  // namespace flotilla::sim

@@ -32,32 +32,6 @@ ManagedContext managedContext(const ResourceInfo& r, const ApiServer::Request& r
   return ManagedContext{manager, r.groupVersion(), api::formatRfc3339(now), !r.custom};
 }
 
-api::Result<json::object> parseObjectBody(const net::HttpRequest& http) {
-  const std::string_view type = http.header("Content-Type");
-  // kubectl's typed create commands send protobuf (a few kinds are decoded, see protobuf.h).
-  if (type.find("protobuf") != std::string_view::npos) return decodeKubernetesProtobuf(http.body);
-  if (!type.empty() && type.find("json") == std::string_view::npos &&
-      type.find("yaml") == std::string_view::npos)
-    return api::Error{api::reason::kUnsupportedMediaType,
-                      415,
-                      "the body of the request was in an unknown format - accepted media types "
-                      "include: application/json, application/yaml",
-                      {}};
-  json::value value;
-  if (type.find("yaml") != std::string_view::npos) {
-    auto docs = api::parseManifests(http.body);
-    if (!docs) return badRequest(docs.error().message);
-    if (docs->size() != 1) return badRequest("expected exactly one YAML document");
-    value = std::move(docs->front().value);
-  } else {
-    boost::system::error_code ec;
-    value = json::parse(http.body, ec);
-    if (ec) return badRequest("couldn't get version/kind; json parse error: " + ec.message());
-  }
-  if (!value.is_object()) return badRequest("the request body must be a JSON object");
-  return std::move(value.as_object());
-}
-
 // Everything but metadata and status: what bumps metadata.generation when it changes.
 bool specChanged(const json::object& a, const json::object& b) {
   auto strip = [](json::object o) {
@@ -104,6 +78,36 @@ std::optional<ContinueToken> decodeContinue(const std::string& text) {
 }
 
 }  // namespace
+
+namespace internal {
+
+api::Result<json::object> parseObjectBody(const net::HttpRequest& http) {
+  const std::string_view type = http.header("Content-Type");
+  // kubectl's typed create commands send protobuf (a few kinds are decoded, see protobuf.h).
+  if (type.find("protobuf") != std::string_view::npos) return decodeKubernetesProtobuf(http.body);
+  if (!type.empty() && type.find("json") == std::string_view::npos &&
+      type.find("yaml") == std::string_view::npos)
+    return api::Error{api::reason::kUnsupportedMediaType,
+                      415,
+                      "the body of the request was in an unknown format - accepted media types "
+                      "include: application/json, application/yaml",
+                      {}};
+  json::value value;
+  if (type.find("yaml") != std::string_view::npos) {
+    auto docs = api::parseManifests(http.body);
+    if (!docs) return badRequest(docs.error().message);
+    if (docs->size() != 1) return badRequest("expected exactly one YAML document");
+    value = std::move(docs->front().value);
+  } else {
+    boost::system::error_code ec;
+    value = json::parse(http.body, ec);
+    if (ec) return badRequest("couldn't get version/kind; json parse error: " + ec.message());
+  }
+  if (!value.is_object()) return badRequest("the request body must be a JSON object");
+  return std::move(value.as_object());
+}
+
+}  // namespace internal
 
 api::Result<json::object> ApiServer::get(Request& req) {
   const auto& r = *req.resource;

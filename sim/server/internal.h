@@ -26,6 +26,10 @@ struct ApiServer::Request {
   int responseStatus = 200;           // 201 when a server-side apply created the object
   std::vector<std::string> warnings;  // sent as `Warning: 299 - "..."` headers
   bool serverSideApply = false;       // a create on behalf of an apply (field ownership: Apply)
+  UserInfo user;                      // who is asking (authentication)
+  // Replaces the details of the error reply's Status (an error about another object than the
+  // request's, or a webhook's own details).
+  std::optional<boost::json::object> errorDetails;
 
   ObjectKey key() const {
     return {resource->storageKey(), resource->namespaced ? path.namespace_ : "", path.name};
@@ -72,8 +76,12 @@ api::Result<Filter> parseFilter(const std::map<std::string, std::string>& query,
 // Responses are built as values first and then sent with `co_await ex.respond(std::move(r))`:
 // GCC 12 mishandles temporaries inside co_await expressions (see kube/net/http_server.cc).
 net::HttpResponse jsonReply(int status, const boost::json::value& body);
+// `details`, when set, replaces the Status details (empty: none).
 net::HttpResponse errorReply(const api::Error& error, const ResourceInfo* resource = nullptr,
-                             const std::string& name = "");
+                             const std::string& name = "",
+                             const std::optional<boost::json::object>& details = std::nullopt);
+// A write's body: JSON, YAML or (kinds kubectl's typed commands create) protobuf.
+api::Result<boost::json::object> parseObjectBody(const net::HttpRequest& http);
 // Resumes the coroutine once every store write up to `seq` is durable.
 boost::asio::awaitable<void> waitDurable(Store& store, uint64_t seq);
 

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "api/base64.h"
 #include "api/time.h"
@@ -179,6 +180,67 @@ const std::map<std::string, std::vector<Field>>& schemas() {
         {4, "protocol", Kind::kString},
         {5, "hostIP", Kind::kString}}},
       {"EnvVar", {{1, "name", Kind::kString}, {2, "value", Kind::kString}}},
+      {"ServiceAccount",
+       {{1, "metadata", Kind::kMessage, "ObjectMeta"},
+        {4, "automountServiceAccountToken", Kind::kBool}}},
+      {"TokenRequest",
+       {{1, "metadata", Kind::kMessage, "ObjectMeta"},
+        {2, "spec", Kind::kMessage, "TokenRequestSpec"},
+        {3, "status", Kind::kSkip}}},
+      {"TokenRequestSpec",
+       {{1, "audiences", Kind::kStrings},
+        {3, "boundObjectRef", Kind::kMessage, "BoundObjectReference"},
+        {4, "expirationSeconds", Kind::kKeepInt}}},
+      {"BoundObjectReference",
+       {{1, "kind", Kind::kString},
+        {2, "apiVersion", Kind::kString},
+        {3, "name", Kind::kString},
+        {4, "uid", Kind::kString}}},
+      {"PolicyRule",
+       {{1, "verbs", Kind::kStrings},
+        {2, "apiGroups", Kind::kStrings},
+        {3, "resources", Kind::kStrings},
+        {4, "resourceNames", Kind::kStrings},
+        {5, "nonResourceURLs", Kind::kStrings}}},
+      {"Role",
+       {{1, "metadata", Kind::kMessage, "ObjectMeta"},
+        {2, "rules", Kind::kMessages, "PolicyRule"}}},
+      {"ClusterRole",
+       {{1, "metadata", Kind::kMessage, "ObjectMeta"},
+        {2, "rules", Kind::kMessages, "PolicyRule"},
+        {3, "aggregationRule", Kind::kMessage, "AggregationRule"}}},
+      {"AggregationRule", {{1, "clusterRoleSelectors", Kind::kMessages, "LabelSelector"}}},
+      {"Subject",
+       {{1, "kind", Kind::kString},
+        {2, "apiGroup", Kind::kString},
+        {3, "name", Kind::kString},
+        {4, "namespace", Kind::kString}}},
+      {"RoleRef",
+       {{1, "apiGroup", Kind::kString}, {2, "kind", Kind::kString}, {3, "name", Kind::kString}}},
+      {"RoleBinding",
+       {{1, "metadata", Kind::kMessage, "ObjectMeta"},
+        {2, "subjects", Kind::kMessages, "Subject"},
+        {3, "roleRef", Kind::kMessage, "RoleRef"}}},
+      {"ClusterRoleBinding",
+       {{1, "metadata", Kind::kMessage, "ObjectMeta"},
+        {2, "subjects", Kind::kMessages, "Subject"},
+        {3, "roleRef", Kind::kMessage, "RoleRef"}}},
+      {"SelfSubjectAccessReview",
+       {{1, "metadata", Kind::kMessage, "ObjectMeta"},
+        {2, "spec", Kind::kMessage, "SelfSubjectAccessReviewSpec"},
+        {3, "status", Kind::kSkip}}},
+      {"SelfSubjectAccessReviewSpec",
+       {{1, "resourceAttributes", Kind::kMessage, "ResourceAttributes"},
+        {2, "nonResourceAttributes", Kind::kMessage, "NonResourceAttributes"}}},
+      {"ResourceAttributes",
+       {{1, "namespace", Kind::kString},
+        {2, "verb", Kind::kString},
+        {3, "group", Kind::kString},
+        {4, "version", Kind::kString},
+        {5, "resource", Kind::kString},
+        {6, "subresource", Kind::kString},
+        {7, "name", Kind::kString}}},
+      {"NonResourceAttributes", {{1, "path", Kind::kString}, {2, "verb", Kind::kString}}},
       {"ResourceRequirements",
        {{1, "limits", Kind::kQuantityMap}, {2, "requests", Kind::kQuantityMap}}},
   };
@@ -379,14 +441,25 @@ api::Result<json::object> decodeKubernetesProtobuf(std::string_view body) {
     }
   }
   if (!envelope.ok) return malformed("truncated envelope");
-  const bool core =
-      apiVersion == "v1" && (kind == "Namespace" || kind == "ConfigMap" || kind == "Secret");
-  const bool apps = apiVersion == "apps/v1" && kind == "Deployment";
-  if (!core && !apps)
+  static const std::set<std::pair<std::string, std::string>> kDecoded = {
+      {"v1", "Namespace"},
+      {"v1", "ConfigMap"},
+      {"v1", "Secret"},
+      {"v1", "ServiceAccount"},
+      {"apps/v1", "Deployment"},
+      {"authentication.k8s.io/v1", "TokenRequest"},
+      {"authorization.k8s.io/v1", "SelfSubjectAccessReview"},
+      {"rbac.authorization.k8s.io/v1", "Role"},
+      {"rbac.authorization.k8s.io/v1", "ClusterRole"},
+      {"rbac.authorization.k8s.io/v1", "RoleBinding"},
+      {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding"},
+  };
+  if (!kDecoded.count({apiVersion, kind}))
     return api::Error{api::reason::kUnsupportedMediaType,
                       415,
                       "flotilla-sim decodes protobuf bodies only for v1 Namespace, ConfigMap, "
-                      "Secret and apps/v1 Deployment (got " +
+                      "Secret, ServiceAccount, apps/v1 Deployment, TokenRequest, "
+                      "SelfSubjectAccessReview and the rbac.authorization.k8s.io/v1 kinds (got " +
                           apiVersion + " " + kind +
                           "); send JSON or YAML (kubectl apply -f / create -f)",
                       {}};

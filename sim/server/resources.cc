@@ -45,6 +45,13 @@ ResourceRegistry::ResourceRegistry() {
       builtin("events.k8s.io", "v1", "events", "Event", true, {"ev"}),
       builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
               false, {"crd", "crds"}, true),
+      builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding",
+              false),
+      builtin("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false),
+      builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true),
+      builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true),
+      builtin("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
+              false),
       builtin("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
               "ValidatingWebhookConfiguration", false),
       builtin("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
@@ -56,6 +63,7 @@ ResourceRegistry::ResourceRegistry() {
       r.categories = {"all"};
     if (r.resource == "deployments" || r.resource == "replicasets") r.scaleSubresource = true;
     if (r.group == "events.k8s.io") r.storage = "/events";  // with core/v1 Events (events.h)
+    if (r.resource == "selfsubjectaccessreviews") r.verbs = {"create"};
     builtins_.push_back(std::make_shared<const ResourceInfo>(std::move(r)));
   }
 }

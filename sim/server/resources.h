@@ -33,6 +33,9 @@ struct ResourceInfo {
   std::vector<std::string> categories;
   bool statusSubresource = false;
   bool scaleSubresource = false;  // apps: spec.replicas / status.replicas
+  // Discovery verbs when not the full set (selfsubjectaccessreviews: create only; such
+  // resources are answered by the server, never stored).
+  std::vector<std::string> verbs;
   // Custom resources: besides NAME (and AGE, added when no column is a date). Built-ins are
   // printed as kube-apiserver prints them (table.cc).
   std::vector<PrinterColumn> columns;

@@ -405,6 +405,26 @@ const std::vector<Column> kCrdColumns = {
     {"Name", "string", "name", 0, kNameDescription},
     {"Created At", "date", "", 0, kAgeDescription},
 };
+const std::vector<Column> kRoleBindingColumns = {
+    {"Name", "string", "name", 0, kNameDescription},
+    {"Role", "string", "", 0,
+     "RoleRef can reference a Role in the current namespace or a ClusterRole in the global "
+     "namespace. If the RoleRef cannot be resolved, the Authorizer must return an error."},
+    {"Age", "string", "", 0, kAgeDescription},
+    {"Users", "string", "", 1, "Users in the roleBinding"},
+    {"Groups", "string", "", 1, "Groups in the roleBinding"},
+    {"ServiceAccounts", "string", "", 1, "ServiceAccounts in the roleBinding"},
+};
+const std::vector<Column> kClusterRoleBindingColumns = {
+    {"Name", "string", "name", 0, kNameDescription},
+    {"Role", "string", "", 0,
+     "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be "
+     "resolved, the Authorizer must return an error."},
+    {"Age", "string", "", 0, kAgeDescription},
+    {"Users", "string", "", 1, "Users in the clusterRoleBinding"},
+    {"Groups", "string", "", 1, "Groups in the clusterRoleBinding"},
+    {"ServiceAccounts", "string", "", 1, "ServiceAccounts in the clusterRoleBinding"},
+};
 
 // ---- reading objects ----
 
@@ -556,6 +576,25 @@ Cells webhookCells(const json::object& o, Clock::time_point now) {
 
 Cells crdCells(const json::object& o, Clock::time_point) {
   return {json::value(str(o, {"metadata", "creationTimestamp"}))};
+}
+
+// Role: kind/name; then users, groups and service accounts (namespace/name), each ", "-joined.
+Cells bindingCells(const json::object& o, Clock::time_point now) {
+  std::vector<std::string> users, groups, accounts;
+  if (const auto* subjects = o.if_contains("subjects"); subjects && subjects->is_array()) {
+    for (const auto& s : subjects->as_array()) {
+      if (!s.is_object()) continue;
+      const auto& subject = s.as_object();
+      const std::string kind = str(subject, {"kind"});
+      if (kind == "User") users.push_back(str(subject, {"name"}));
+      if (kind == "Group") groups.push_back(str(subject, {"name"}));
+      if (kind == "ServiceAccount")
+        accounts.push_back(str(subject, {"namespace"}) + "/" + str(subject, {"name"}));
+    }
+  }
+  return {json::value(str(o, {"roleRef", "kind"}) + "/" + str(o, {"roleRef", "name"})),
+          json::value(age(o, now)), json::value(join(users, ", ")), json::value(join(groups, ", ")),
+          json::value(join(accounts, ", "))};
 }
 
 // loadBalancerStatusStringer (wide: the server always prints wide).
@@ -856,6 +895,11 @@ const Printer* builtinPrinter(const ResourceInfo& r) {
       {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations"},
        {&kWebhookColumns, webhookCells}},
       {{"apiextensions.k8s.io", "customresourcedefinitions"}, {&kCrdColumns, crdCells}},
+      {{"rbac.authorization.k8s.io", "roles"}, {&kCrdColumns, crdCells}},
+      {{"rbac.authorization.k8s.io", "clusterroles"}, {&kCrdColumns, crdCells}},
+      {{"rbac.authorization.k8s.io", "rolebindings"}, {&kRoleBindingColumns, bindingCells}},
+      {{"rbac.authorization.k8s.io", "clusterrolebindings"},
+       {&kClusterRoleBindingColumns, bindingCells}},
   };
   if (r.custom) return nullptr;
   auto it = kPrinters.find({r.group, r.resource});

@@ -200,8 +200,14 @@ api::Result<void> Store::load() {
   return {};
 }
 
+void Store::setWriteObserver(std::function<void(const std::string& resource)> observer) {
+  std::lock_guard lock(mutex_);
+  writeObserver_ = std::move(observer);
+}
+
 uint64_t Store::appendLocked(StoredEvent::Type type, const ObjectKey& key,
                              const json::object& object, int64_t version) {
+  if (writeObserver_) writeObserver_(key.resource);
   auto event = std::make_shared<StoredEvent>();
   event->type = type;
   event->resourceVersion = version;

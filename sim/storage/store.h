@@ -114,6 +114,10 @@ class Store {
   // Every object of `resource` removed (CRD deletion), with DELETED events.
   api::Result<uint64_t> removeAll(const std::string& resource);
 
+  // Called with the collection ("group/resource") of every write, under the store's lock, before
+  // the write is acknowledged (cache invalidation). Must not block or call back into the store.
+  void setWriteObserver(std::function<void(const std::string& resource)> observer);
+
   // Counters for /metrics and benchmarks.
   uint64_t fsyncs() const;
   size_t objectCount() const;
@@ -164,6 +168,7 @@ class Store {
     int64_t after = 0;  // deliver only newer events (a list may include unpublished writes)
   };
   std::map<uint64_t, Subscription> sinks_;
+  std::function<void(const std::string&)> writeObserver_;
   uint64_t nextSink_ = 1;
 };
 
