@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
+#include <spdlog/spdlog.h>
 #include <condition_variable>
 #include <random>
 #include <thread>
@@ -43,10 +44,15 @@ struct SharedInformer::State {
   State(RestClient& c, ResourceId r, InformerOptions o)
       : client(c), resource(std::move(r)), options(std::move(o)) {}
 
+  // Every failure is retried with backoff; a new kind of failure is also logged once (a missing
+  // permission or CRD must be visible, not a silent wait for a cache that never syncs).
   void fail(const api::Error& error, const char* what) {
     ++stats.failures;
+    std::string text = std::string(what) + " " + resource.str() + ": " + error.str();
     std::lock_guard lock(errorMutex);
-    lastError = std::string(what) + " " + resource.str() + ": " + error.str();
+    if (text != lastError)
+      spdlog::warn("informer: {} (retrying with backoff)", text);
+    lastError = std::move(text);
   }
 
   void dispatch(const Change& change) {
