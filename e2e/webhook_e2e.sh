@@ -15,6 +15,12 @@ source "$ROOT/e2e/operator_lib.sh"
 k() { kubectl "$@" 2>&1; }
 
 kubectl create namespace $NS >/dev/null
+# --- Before any webhook is registered: the installation renders and is accepted by the API server (server-side dry run) ---
+out=$(k apply --server-side --dry-run=server -k "$ROOT/config/default")
+expect_contains "config/default dry run: Deployment" "$out" "deployment.apps/flotilla-operator serverside-applied (server dry run)"
+expect_contains "config/default dry run: webhooks" "$out" "validatingwebhookconfiguration.admissionregistration.k8s.io/flotilla-validating-webhook-configuration serverside-applied (server dry run)"
+expect_not_contains "config/default dry run: no error" "$(grep -iE '^(error|Error from server)' <<<"$out")" "rror"
+
 start_operator a || exit 1
 register_webhooks a
 cleanup_webhooks() {
@@ -83,12 +89,6 @@ out=$(k apply -f "$ROOT/config/samples/00-namespaces.yaml" -f "$ROOT/config/samp
 out=$(k apply --dry-run=server -f "$ROOT/config/samples/")
 expect_not_contains "samples admitted" "$out" "denied"
 expect_not_contains "samples admitted without warnings" "$out" "Warning: spec"
-
-# --- The installation renders and is accepted by the API server (server-side dry run) ---
-out=$(k apply --server-side --dry-run=server -k "$ROOT/config/default")
-expect_contains "config/default dry run: Deployment" "$out" "deployment.apps/flotilla-operator serverside-applied (server dry run)"
-expect_contains "config/default dry run: webhooks" "$out" "validatingwebhookconfiguration.admissionregistration.k8s.io/flotilla-validating-webhook-configuration serverside-applied (server dry run)"
-expect_not_contains "config/default dry run: no error" "$out" "rror"
 
 # --- Certificates replaced on disk are served without a restart ---
 pid=$(cat "$WORK/operator-a.pid")
