@@ -2,7 +2,9 @@
 # `make run`: the demo scenario of config/samples/demo on flotilla-sim.
 #
 # Brings up a fleet (a host and three member clusters, each its own API server process), starts
-# flotilla-operator against the host, applies the policy and the Deployment with the real kubectl
+# flotilla-operator against the host as its ServiceAccount with exactly config/rbac's permissions,
+# registers its admission webhooks (and shows one rejecting a bad policy), applies the policy and
+# the Deployment with the real kubectl
 # and shows what the operator made of them: the members' readiness and resources, the
 # FederatedDeployment and the ResourceBinding with its placement, the Deployment running on the
 # members member by member, and the host's Deployment telling the truth (6/6). Everything keeps
@@ -86,7 +88,7 @@ kubectl get events -n demo --sort-by=.lastTimestamp \
 echo
 echo "-- 4. A bad policy is stopped at the door by the admission webhook"
 echo "   kubectl apply -f - (spreadConstraints: region minGroups 2, maxGroups 1)"
-kubectl apply -f - 2>&1 <<'YAML' | fold -w 100 | sed 's/^/   /' || true
+kubectl apply -f - 2>&1 <<'YAML' | fold -s -w 100 | sed 's/^/   /' || true
 apiVersion: flotilla.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: bad-spread, namespace: demo}
