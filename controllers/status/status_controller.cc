@@ -4,6 +4,7 @@
 
 #include "api/conditions.h"
 #include "controllers/common/await.h"
+#include "controllers/common/cluster_events.h"
 #include "controllers/common/log.h"
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
@@ -46,24 +47,7 @@ void StatusController::watch(kube::Controller& controller,
   // A scale or template change of the host Deployment (not our own status writes).
   controller.watch(deployments, kube::mapToSelf(), kube::generationChanged());
   // A cluster whose readiness changed: what its workloads report changes with it.
-  controller.watch(
-      clusters,
-      [&bindings](const kube::ObjectPtr& fc) {
-        std::vector<std::string> keys;
-        for (const auto& rb : bindings.store().byIndex("cluster", kube::objectKey(*fc)))
-          keys.push_back(kube::objectKey(*rb));
-        return keys;
-      },
-      kube::Predicate{nullptr,
-                      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
-                        auto x = fromObject<api::FederatedCluster>(a);
-                        auto y = fromObject<api::FederatedCluster>(b);
-                        if (!x || !y) return false;
-                        const auto* rx = api::findCondition(x->status.conditions, "Ready");
-                        const auto* ry = api::findCondition(y->status.conditions, "Ready");
-                        return (rx ? rx->status : "") != (ry ? ry->status : "");
-                      },
-                      nullptr});
+  watchClusterReadiness(controller, clusters, bindings);
 }
 
 bool StatusController::clusterReady(const std::string& cluster) const {

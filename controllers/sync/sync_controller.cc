@@ -5,6 +5,7 @@
 
 #include "api/conditions.h"
 #include "controllers/common/await.h"
+#include "controllers/common/cluster_events.h"
 #include "controllers/common/log.h"
 #include "controllers/common/managed.h"
 #include "controllers/common/status_write.h"
@@ -25,21 +26,6 @@ constexpr const char* kUndecided = "Undecided";
 // No HTTP answer at all (refused, reset, timeout): the member is not reachable right now.
 bool unreachable(const api::Error& e) {
   return e.code == 0 || e.code == 503 || e.code == 504 || e.reason == api::reason::kTimeout;
-}
-
-std::string readyStatus(const json::object& fc) {
-  const auto* status = fc.if_contains("status");
-  const auto* conditions =
-      status && status->is_object() ? status->as_object().if_contains("conditions") : nullptr;
-  if (!conditions || !conditions->is_array()) return "";
-  for (const auto& c : conditions->as_array()) {
-    if (!c.is_object()) continue;
-    const auto* type = c.as_object().if_contains("type");
-    const auto* value = c.as_object().if_contains("status");
-    if (type && type->is_string() && type->as_string() == "Ready" && value && value->is_string())
-      return std::string(value->as_string());
-  }
-  return "";
 }
 
 std::string uidOf(const json::object& o) {
@@ -77,19 +63,7 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
   controller.watch(bindings, kube::mapToSelf(), kube::generationChanged());
   // A cluster whose readiness changed: retry (or report) the bindings placed on it. Status
   // writes that only move resources do not matter here.
-  controller.watch(
-      clusters,
-      [&bindings](const kube::ObjectPtr& fc) {
-        std::vector<std::string> keys;
-        for (const auto& rb : bindings.store().byIndex("cluster", kube::objectKey(*fc)))
-          keys.push_back(kube::objectKey(*rb));
-        return keys;
-      },
-      kube::Predicate{nullptr,
-                      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
-                        return readyStatus(*a) != readyStatus(*b);
-                      },
-                      nullptr});
+  watchClusterReadiness(controller, clusters, bindings);
 }
 
 std::string SyncController::readyProblem(const std::string& cluster) const {

@@ -1,0 +1,21 @@
+// Watches shared by the controllers that act per binding but depend on the clusters a binding is
+// placed on (sync, status): a cluster whose Ready status changes re-queues those bindings.
+#pragma once
+
+#include <string>
+
+#include "kube/cache/informer.h"
+#include "kube/controller/controller.h"
+
+namespace flotilla::controllers {
+
+// The status of a FederatedCluster's Ready condition ("True", "False", "Unknown"), "" when absent
+// or malformed.
+std::string readyStatus(const boost::json::object& federatedCluster);
+
+// Re-queues every binding of `bindings` (through its "cluster" index) placed on a cluster whose
+// Ready status changed; status writes that only move resources or probe times do not.
+void watchClusterReadiness(kube::Controller& controller, kube::SharedInformer& clusters,
+                           kube::SharedInformer& bindings);
+
+}  // namespace flotilla::controllers
