@@ -214,8 +214,11 @@ TEST(PlannerPropertyTest, NeverExceedsLimitsAndPlacesEverythingThatFits) {
     }
     ASSERT_EQ(sum(r.plan), std::min(in.totalReplicas, room)) << "iteration " << iteration;
     for (const auto& [c, n] : r.overflow) ASSERT_GT(n, 0);
-    // Overflow is only ever what did not fit.
-    if (!in.keepUnschedulableReplicas) {
+    // Overflow is only ever what did not fit, unless it is kept: by the policy, or forced for
+    // Weighted division without avoidDisruption (KubeAdmiral).
+    const bool forced = in.division == Division::kWeighted && !in.avoidDisruption;
+    ASSERT_EQ(r.overflowKept, forced);
+    if (!in.keepUnschedulableReplicas && !forced) {
       for (const auto& [c, n] : r.overflow) ASSERT_LE(n, in.totalReplicas - sum(r.plan));
     }
   }
