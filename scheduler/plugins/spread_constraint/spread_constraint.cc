@@ -384,6 +384,10 @@ Status SpreadConstraint::select(CycleState& state, const SchedulingUnit& unit,
   if (unit.placement.maxClusters.value_or(0) > 0) {
     max = std::min<int64_t>(max, *unit.placement.maxClusters);
   }
+  if (max < min) {
+    return Status::unschedulable("spread constraint cluster: minGroups is " + std::to_string(min) +
+                                 ", but at most " + std::to_string(max) + " may be selected");
+  }
   if (byCluster && static_cast<int64_t>(clusters.size()) < min) {
     return Status::unschedulable("spread constraint cluster: " + std::to_string(clusters.size()) +
                                  " cluster(s) available, minGroups is " + std::to_string(min));
