@@ -51,6 +51,7 @@ class CycleState {
   // requests in milli-units: filled by the framework before any plugin runs.
   std::vector<int64_t> current;
   RequestView requests;
+  bool dividesByCapacity = false;  // SchedulingUnit::dividesByCapacity(), computed once
 
   bool placed(const ClusterInfo& cluster) const { return current[cluster.index] > 0; }
 

@@ -38,12 +38,12 @@ Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
   in.totalReplicas = unit.replicas;
   in.key = unit.key;
   in.currentReplicas = unit.currentReplicas;
-  in.estimatedCapacity = unit.estimatedCapacity;
   in.avoidDisruption = rs.avoidDisruption.value_or(true);
   in.keepUnschedulableReplicas = unit.keepUnschedulableReplicas;
   in.division = rs.division == "Aggregated" ? Division::kAggregated : Division::kWeighted;
   // Aggregated and dynamic weights: what a cluster can hold is a limit, not just a weight.
-  const bool byCapacity = unit.dividesByCapacity();
+  const bool byCapacity = state.dividesByCapacity;
+  if (!byCapacity) in.estimatedCapacity = unit.estimatedCapacity;
 
   int64_t totalWeight = 0;
   for (const auto& sc : selected) {
@@ -51,14 +51,19 @@ Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
     in.clusters.push_back(name);
     if (byCapacity) {
       // Room counts the replicas the cluster already holds for this workload (so a reschedule does
-      // not shrink it for its own usage) and is tightened by auto-migration's estimate; unknown
-      // capacity holds only what is there.
-      // The weight is the room the resources leave; the limit is that room tightened by the
-      // estimate (so replicas beyond the estimate still show as that cluster's overflow).
+      // not shrink it for its own usage); unknown capacity holds only what is there. The weight is
+      // the room the resources leave, the limit that room tightened by auto-migration's estimate,
+      // passed as maxReplicas: a hard limit, reaching it makes the cluster full.
       const int64_t room =
           replicaRoom(sc.info->resources, state.requests, state.current[sc.info->index]);
-      in.estimatedCapacity[name] = unitRoom(state, unit, *sc.info);
-      in.preferences[name] = {in.division == Division::kAggregated ? 1 : room, 0, std::nullopt};
+      int64_t limit = room;
+      if (!unit.estimatedCapacity.empty()) {
+        auto estimate = unit.estimatedCapacity.find(name);
+        if (estimate != unit.estimatedCapacity.end()) {
+          limit = std::min(room, std::max<int64_t>(estimate->second, 0));
+        }
+      }
+      in.preferences[name] = {in.division == Division::kAggregated ? 1 : room, 0, limit};
       totalWeight += room;
       continue;
     }
@@ -92,6 +97,16 @@ Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
     const int64_t shortfall = std::max<int64_t>(unit.replicas - placed, 0);
     if (shortfall > 0 && !unit.keepUnschedulableReplicas) {
       return Status::unschedulable(shortfallMessage(selected.size(), placed, unit.replicas));
+    }
+    if (shortfall > 0 && in.division == Division::kWeighted) {
+      // Kept: plan again with the limits as capacities, so each cluster's share beyond its room
+      // shows as its overflow (KubeAdmiral's attribution), cut to what fits nowhere.
+      PlannerInput withOverflow = in;
+      for (auto& [name, pref] : withOverflow.preferences) {
+        withOverflow.estimatedCapacity[name] = *pref.maxReplicas;
+        pref.maxReplicas.reset();
+      }
+      assignment = planReplicas(withOverflow);
     }
     for (auto it = assignment.overflow.begin(); it != assignment.overflow.end();) {
       it->second = std::min(it->second, shortfall);

@@ -62,7 +62,7 @@ class Search {
         minClusters_(minClusters),
         maxClusters_(maxClusters),
         byCluster_(byCluster),
-        needRoom_(unit.dividesByCapacity() && unit.replicas > 0) {}
+        needRoom_(state.dividesByCapacity && unit.replicas > 0) {}
 
   // The chosen clusters (mask over `clusters`), or the reason none could be chosen.
   Status run(std::vector<char>& chosen) {
@@ -135,6 +135,7 @@ class Search {
     // maxGroups groups, all inside some combination of that size.
     const size_t k = static_cast<size_t>(
         std::min<int64_t>(static_cast<int64_t>(present.size()), grouping.maxGroups));
+    if (k == present.size()) return chooseGroups(g + 1, alive);  // every group: nothing to choose
     std::vector<size_t> pick(k);
     for (size_t j = 0; j < k; ++j) pick[j] = j;
     std::vector<char> inCombination(grouping.groups, 0);
@@ -170,8 +171,10 @@ class Search {
                                  std::to_string(minClusters_)));
       return false;
     }
-    std::vector<char> chosen = alive;
-    if (available > maxClusters_) {
+    std::vector<char> chosen;
+    if (available <= maxClusters_) {
+      chosen = alive;
+    } else {
       std::vector<char> cover(alive.size(), 0);
       int64_t count = greedyCover(candidates, cover);
       if (count > maxClusters_) {
@@ -285,14 +288,22 @@ class Search {
     std::vector<char> chosen = cover;
     int64_t count = 0;
     for (size_t i : candidates) count += cover[i];
+    if (!byRoom) {
+      for (size_t i : candidates) {
+        if (count >= maxClusters_) break;
+        if (!chosen[i]) {
+          chosen[i] = 1;
+          ++count;
+        }
+      }
+      return chosen;
+    }
     std::vector<size_t> order;
     for (size_t i : candidates) {
       if (!cover[i]) order.push_back(i);
     }
-    if (byRoom) {
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return roomOf(a) > roomOf(b); });
-    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return roomOf(a) > roomOf(b); });
     for (size_t i : order) {
       if (count >= maxClusters_) break;
       chosen[i] = 1;
