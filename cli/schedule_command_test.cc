@@ -69,6 +69,37 @@ status:
   EXPECT_NE(o.out.find("ClusterReady: cluster(s) were not ready"), std::string::npos) << o.out;
 }
 
+TEST(ScheduleCommandTest, DynamicWeightsShortfallIsNamed) {
+  // Dynamic weights (no weights): 6 replicas of 500m CPU; the members have room for 1, 1 and 2.
+  std::string input = R"(
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: dynamic, namespace: demo}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    replicaScheduling: {type: Divided, division: Weighted}
+)";
+  for (const auto& [name, cpu] :
+       {std::pair{"member1", "500m"}, {"member2", "700m"}, {"member3", "1"}}) {
+    input += std::string("---\napiVersion: flotilla.io/v1alpha1\nkind: FederatedCluster\n") +
+             "metadata: {name: " + name + "}\n" +
+             "spec: {apiEndpoint: \"https://10.0.0.1\", secretRef: {name: s}, region: eu}\n" +
+             "status:\n" +
+             "  conditions: [{type: Ready, status: \"True\", reason: ClusterReady, "
+             "lastTransitionTime: \"2026-11-22T09:00:00Z\"}]\n" +
+             "  apiEnablements: [{groupVersion: apps/v1, resources: [{name: deployments, kind: "
+             "Deployment}]}]\n" +
+             "  resources: {allocatable: {cpu: \"" + cpu + "\", memory: 32Gi, pods: \"110\"}}\n";
+  }
+  Output o = schedule({"-f", kDeployment, "-f", "-"}, input);
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_NE(o.out.find("Result:         Unschedulable: 0/3 clusters have enough room: 4 of 6 "
+                       "replicas fit"),
+            std::string::npos)
+      << o.out;
+}
+
 TEST(ScheduleCommandTest, InputErrors) {
   EXPECT_EQ(schedule({"-f", kDeployment, "-f", kFleet}).code, 1);  // no policy
   Output twoPolicies = schedule({"-f", kPolicy, "-f", kPolicy, "-f", kDeployment, "-f", kFleet});

@@ -10,7 +10,8 @@ namespace flotilla::scheduler {
 // min over requested resources of (allocatable - allocated - allocating) / request, compared in
 // milli-units (so 100m CPU requests count exactly), bounded by the pods the cluster can still take.
 // A cluster lacking a requested resource can run 0; requests of zero are ignored. No requests at
-// all: bounded by pods only (INT32_MAX when the cluster reports no pod capacity either).
+// all: bounded by pods only. Unknown capacity (nothing reported, or no requests and no pods
+// entry) is 0, never unlimited.
 // The scheduler itself uses the snapshot form (framework/snapshot.h); this is the same rule.
 int64_t availableReplicas(const api::ClusterResources& resources,
                           const api::ResourceList& perReplica);

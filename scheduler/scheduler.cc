@@ -119,6 +119,7 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
     }
   }
   state.requests = requestView(unit.resourceRequest);
+  state.dividesByCapacity = unit.dividesByCapacity();
   for (const auto& plugin : profile.all) plugin->prepare(state, unit, snapshot);
 
   // Filter: every cluster gets a verdict; the first failing plugin is its reason.

@@ -292,9 +292,15 @@ TEST(SchedulerTest, NothingPlaceableIsUnschedulableNotAnEmptyPlacement) {
   u.estimatedCapacity = {{"member1", 0}, {"member2", 0}, {"member3", 0}};
   ScheduleResult r = run(u, threeMembers());
   EXPECT_EQ(r.outcome, ScheduleResult::Outcome::kUnschedulable);
-  EXPECT_EQ(r.message, "no replica could be placed on the 3 selected cluster(s)");
+  EXPECT_EQ(r.message, "0/3 clusters have enough room: 0 of 3 replicas fit");
   u.keepUnschedulableReplicas = true;  // keeping them is a placement
   EXPECT_TRUE(run(u, threeMembers()).ok());
+  // Static weights: no shortfall check (weights are intent), but never an empty placement.
+  u.keepUnschedulableReplicas = false;
+  u.placement.replicaScheduling->weights = {{{{"*"}, std::nullopt}, 1, 0, std::nullopt}};
+  r = run(u, threeMembers());
+  EXPECT_EQ(r.outcome, ScheduleResult::Outcome::kUnschedulable);
+  EXPECT_EQ(r.message, "no replica could be placed on the 3 selected cluster(s)");
 }
 
 TEST(SchedulerTest, MalformedClusterNumbersDoNotOverflow) {

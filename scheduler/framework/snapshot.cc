@@ -42,22 +42,38 @@ RequestView requestView(const api::ResourceList& perReplica) {
   return out;
 }
 
-int64_t availableReplicas(const ResourceView& resources, const RequestView& requests) {
+bool capacityKnown(const ResourceView& resources, const RequestView& requests) {
+  if (resources.amounts().empty()) return false;
+  return !requests.empty() || resources.find("pods") != nullptr;
+}
+
+int64_t replicaRoom(const ResourceView& resources, const RequestView& requests, int64_t own) {
+  own = std::max<int64_t>(own, 0);
+  if (!capacityKnown(resources, requests)) return own;
+  // __int128: own x request can exceed 64 bits for absurd requests (clamped to 2^61).
+  auto fit = [&](int64_t available, int64_t need) {
+    const __int128 free = __int128{available} + __int128{own} * need;
+    return free <= 0 ? int64_t{0}
+                     : static_cast<int64_t>(std::min<__int128>(free / need, INT32_MAX));
+  };
   int64_t maximum = INT32_MAX;
   bool podsRequested = false;
   for (const auto& [name, need] : requests) {
     podsRequested = podsRequested || name == "pods";
-    const ResourceAmount* have = resources.find(name);
-    if (!have || have->available() <= 0) return 0;
-    maximum = std::min(maximum, have->available() / need);
+    const ResourceAmount* have = resources.find(name);  // missing: none available
+    maximum = std::min(maximum, fit(have ? have->available() : 0, need));
   }
   // Every replica is a pod, whether or not the workload requests "pods".
   if (!podsRequested) {
     if (const ResourceAmount* pods = resources.find("pods")) {
-      maximum = std::min(maximum, std::max<int64_t>(pods->available() / 1000, 0));
+      maximum = std::min(maximum, fit(pods->available(), 1000));
     }
   }
-  return std::max<int64_t>(maximum, 0);
+  return maximum;
+}
+
+int64_t availableReplicas(const ResourceView& resources, const RequestView& requests) {
+  return replicaRoom(resources, requests, 0);
 }
 
 std::optional<TopologyField> topologyField(std::string_view key) {

@@ -39,8 +39,19 @@ using RequestView = std::vector<std::pair<std::string, int64_t>>;
 RequestView requestView(const api::ResourceList& perReplica);
 
 // min over requests of available / request, bounded by available pods; 0 when a requested resource
-// is missing or exhausted; INT32_MAX when nothing bounds it (DESIGN §4.5).
+// is missing or exhausted, and 0 when nothing bounds it (no resources reported, or no requests and
+// no allocatable pods): capacity Flotilla does not know never counts as unlimited (DESIGN §4.5).
 int64_t availableReplicas(const ResourceView& resources, const RequestView& requests);
+
+// Replicas of one workload a cluster can hold in all, `own` of which it already runs or has
+// pending there. Their requests are part of allocated/allocating, so they are added back before
+// dividing: a workload's own pods never count against its own room (Karmada's estimator adds back
+// what a binding already has). A cluster whose capacity is unknown holds what it has (`own`).
+int64_t replicaRoom(const ResourceView& resources, const RequestView& requests, int64_t own);
+
+// Whether `resources` bound the workload at all: something is reported, and either a requested
+// resource or allocatable pods limit it.
+bool capacityKnown(const ResourceView& resources, const RequestView& requests);
 
 int64_t toMilli(const api::Quantity& q);
 

@@ -28,6 +28,16 @@ struct SchedulingUnit {
   ReplicaMap estimatedCapacity;  // from auto-migration
   bool keepUnschedulableReplicas = false;
 
+  // Divided replicas whose clusters' room is a limit: Aggregated division, or Weighted division
+  // with dynamic weights (no `weights`). Static weights are intent; auto-migration handles
+  // capacity.
+  bool dividesByCapacity() const {
+    if (!placement.replicaScheduling) return true;  // defaulted: Divided, Weighted, dynamic
+    const api::ReplicaScheduling& rs = *placement.replicaScheduling;
+    if (!rs.type.empty() && rs.type != "Divided") return false;
+    return rs.division == "Aggregated" || rs.weights.empty();
+  }
+
   bool placedOn(const std::string& cluster) const {
     auto it = currentReplicas.find(cluster);
     return it != currentReplicas.end() && it->second > 0;
@@ -41,6 +51,7 @@ class CycleState {
   // requests in milli-units: filled by the framework before any plugin runs.
   std::vector<int64_t> current;
   RequestView requests;
+  bool dividesByCapacity = false;  // SchedulingUnit::dividesByCapacity(), computed once
 
   bool placed(const ClusterInfo& cluster) const { return current[cluster.index] > 0; }
 
@@ -68,6 +79,11 @@ class CycleState {
 struct ReplicaLimits {
   std::map<std::string, int64_t> room;
 };
+
+// Replicas a cluster can hold in all for the unit (framework/snapshot.h replicaRoom: the unit's own
+// replicas there added back; unknown capacity holds only those), tightened by auto-migration's
+// estimate. Computed on demand: only capacity-aware divisions need it.
+int64_t unitRoom(const CycleState& state, const SchedulingUnit& unit, const ClusterInfo& cluster);
 
 // A plugin's verdict. Success carries nothing; the others carry a reason a user can read.
 struct Status {

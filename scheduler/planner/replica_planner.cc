@@ -162,8 +162,12 @@ PlannerResult planWeighted(const PlannerInput& in) {
   const std::vector<Named> prefs = participants(in);
   DesiredPlan desired = desiredPlan(prefs, prefs.size(), in.totalReplicas);
   if (!in.avoidDisruption) {
-    return finish(prefs, desired.plan, desired.overflow, desired.remaining,
-                  in.keepUnschedulableReplicas);
+    // KubeAdmiral forces keepUnschedulableReplicas here: a trimmed overflow drops the replicas a
+    // capped cluster could not take, the estimate behind the cap goes away with them, and the
+    // next round plans the uncapped split again, endlessly.
+    PlannerResult result = finish(prefs, desired.plan, desired.overflow, desired.remaining, true);
+    result.overflowKept = true;
+    return result;
   }
   int64_t currentTotal = 0;
   std::vector<int64_t> plan = currentOkReplicas(prefs, in, &currentTotal);
@@ -251,6 +255,7 @@ uint32_t fnv1Hash32(std::string_view data, uint32_t seed) {
 }
 
 ReplicaMap PlannerResult::placement(bool keepUnschedulableReplicas) const {
+  keepUnschedulableReplicas = keepUnschedulableReplicas || overflowKept;
   ReplicaMap out;
   for (const auto& [cluster, n] : plan) {
     int64_t total = n;

@@ -42,8 +42,12 @@ struct PlannerInput {
 struct PlannerResult {
   ReplicaMap plan;      // every cluster taking part, zeros included
   ReplicaMap overflow;  // positive entries only: replicas that exceed a cluster's capacity
-  // What Flotilla writes to the binding: plan, plus overflow when unschedulable replicas are kept,
-  // clusters with zero replicas left out.
+  // The overflow is written whatever keepUnschedulableReplicas says: Weighted division without
+  // avoidDisruption keeps it untrimmed, as KubeAdmiral does, so the next round still sees the
+  // capped clusters instead of oscillating between the capped and the uncapped plan.
+  bool overflowKept = false;
+  // What Flotilla writes to the binding: plan, plus overflow when unschedulable replicas are kept
+  // (or overflowKept), clusters with zero replicas left out.
   ReplicaMap placement(bool keepUnschedulableReplicas) const;
 };
 

@@ -140,6 +140,74 @@ TEST(WeightedPlannerTest, ScaleUpOnlyAddsToClustersBelowTheirShare) {
   EXPECT_THAT(r.plan, ElementsAre(Pair("a", 5), Pair("b", 2), Pair("c", 2)));
 }
 
+// Without avoidDisruption the overflow stays untrimmed and is written (KubeAdmiral forces
+// keepUnschedulableReplicas there): 60 replicas, weights A:1 B:2, A runs 60, B can run 10.
+TEST(WeightedPlannerTest, WithoutAvoidDisruptionTheOverflowIsKept) {
+  PlannerInput in;
+  in.totalReplicas = 60;
+  in.clusters = {"A", "B"};
+  in.preferences = {{"A", {1, 0, std::nullopt}}, {"B", {2, 0, std::nullopt}}};
+  in.currentReplicas = {{"A", 60}};
+  in.estimatedCapacity = {{"B", 10}};
+  in.avoidDisruption = false;
+  PlannerResult r = planReplicas(in);
+  EXPECT_THAT(r.plan, ElementsAre(Pair("A", 50), Pair("B", 10)));
+  EXPECT_THAT(r.overflow, ElementsAre(Pair("B", 30)));
+  EXPECT_TRUE(r.overflowKept);
+  EXPECT_THAT(r.placement(false), ElementsAre(Pair("A", 50), Pair("B", 40)));
+  // Exact fit: nothing overflows, nothing extra is written.
+  in.estimatedCapacity = {{"B", 40}};
+  r = planReplicas(in);
+  EXPECT_THAT(r.placement(false), ElementsAre(Pair("A", 20), Pair("B", 40)));
+  // One short: B's one replica stays there as overflow; A takes it too.
+  in.estimatedCapacity = {{"B", 39}};
+  r = planReplicas(in);
+  EXPECT_THAT(r.plan, ElementsAre(Pair("A", 21), Pair("B", 39)));
+  EXPECT_THAT(r.placement(false), ElementsAre(Pair("A", 21), Pair("B", 40)));
+  // Zero capacity.
+  in.estimatedCapacity = {{"B", 0}};
+  r = planReplicas(in);
+  EXPECT_THAT(r.placement(false), ElementsAre(Pair("A", 60), Pair("B", 40)));
+  // With avoidDisruption the trimmed overflow is unchanged (here: none written).
+  in.avoidDisruption = true;
+  in.estimatedCapacity = {{"B", 10}};
+  r = planReplicas(in);
+  EXPECT_FALSE(r.overflowKept);
+  EXPECT_THAT(r.overflow, IsEmpty());
+}
+
+// Each written placement is fed back as the next current state, with the estimate auto-migration
+// would report: a cluster holding more replicas than it can run has pending pods, and its estimate
+// is what it runs; without pending pods there is no estimate. The plan must settle, not alternate
+// between the capped and the uncapped split.
+TEST(WeightedPlannerTest, WithoutAvoidDisruptionReschedulingConverges) {
+  for (bool keep : {false, true}) {
+    const ReplicaMap canRun = {{"A", 1000}, {"B", 10}};
+    PlannerInput in;
+    in.totalReplicas = 60;
+    in.clusters = {"A", "B"};
+    in.preferences = {{"A", {1, 0, std::nullopt}}, {"B", {2, 0, std::nullopt}}};
+    in.currentReplicas = {{"A", 60}};
+    in.avoidDisruption = false;
+    in.keepUnschedulableReplicas = keep;
+    std::vector<ReplicaMap> written;
+    for (int step = 0; step < 8; ++step) {
+      const ReplicaMap placement = planReplicas(in).placement(keep);
+      written.push_back(placement);
+      in.currentReplicas = placement;
+      in.estimatedCapacity.clear();
+      for (const auto& [cluster, n] : placement) {
+        if (n > canRun.at(cluster)) in.estimatedCapacity[cluster] = canRun.at(cluster);
+      }
+    }
+    // First the uncapped split, then the capped one for good.
+    EXPECT_THAT(written[0], ElementsAre(Pair("A", 20), Pair("B", 40)));
+    for (size_t step = 1; step < written.size(); ++step) {
+      EXPECT_THAT(written[step], ElementsAre(Pair("A", 50), Pair("B", 40))) << step;
+    }
+  }
+}
+
 TEST(AggregatedPlannerTest, PacksIntoFewestClustersPreferringCurrentOnes) {
   PlannerInput in;
   in.division = Division::kAggregated;
@@ -214,8 +282,11 @@ TEST(PlannerPropertyTest, NeverExceedsLimitsAndPlacesEverythingThatFits) {
     }
     ASSERT_EQ(sum(r.plan), std::min(in.totalReplicas, room)) << "iteration " << iteration;
     for (const auto& [c, n] : r.overflow) ASSERT_GT(n, 0);
-    // Overflow is only ever what did not fit.
-    if (!in.keepUnschedulableReplicas) {
+    // Overflow is only ever what did not fit, unless it is kept: by the policy, or forced for
+    // Weighted division without avoidDisruption (KubeAdmiral).
+    const bool forced = in.division == Division::kWeighted && !in.avoidDisruption;
+    ASSERT_EQ(r.overflowKept, forced);
+    if (!in.keepUnschedulableReplicas && !forced) {
       for (const auto& [c, n] : r.overflow) ASSERT_LE(n, in.totalReplicas - sum(r.plan));
     }
   }

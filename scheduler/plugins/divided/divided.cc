@@ -19,6 +19,12 @@ bool targets(const api::ClusterTarget& target, const api::FederatedCluster& clus
   return false;
 }
 
+// "0/3 clusters have enough room: 15 of 24 replicas fit" (kube-scheduler's "0/N" style).
+std::string shortfallMessage(size_t clusters, int64_t fit, int64_t replicas) {
+  return "0/" + std::to_string(clusters) + " clusters have enough room: " + std::to_string(fit) +
+         " of " + std::to_string(replicas) + " replicas fit";
+}
+
 }  // namespace
 
 Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
@@ -32,29 +38,33 @@ Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
   in.totalReplicas = unit.replicas;
   in.key = unit.key;
   in.currentReplicas = unit.currentReplicas;
-  in.estimatedCapacity = unit.estimatedCapacity;
   in.avoidDisruption = rs.avoidDisruption.value_or(true);
   in.keepUnschedulableReplicas = unit.keepUnschedulableReplicas;
   in.division = rs.division == "Aggregated" ? Division::kAggregated : Division::kWeighted;
+  // Aggregated and dynamic weights: what a cluster can hold is a limit, not just a weight.
+  const bool byCapacity = state.dividesByCapacity;
+  if (!byCapacity) in.estimatedCapacity = unit.estimatedCapacity;
 
   int64_t totalWeight = 0;
   for (const auto& sc : selected) {
     const std::string& name = sc.name();
     in.clusters.push_back(name);
-    const int64_t running = unit.currentReplicas.count(name) ? unit.currentReplicas.at(name) : 0;
-    const int64_t capacity = availableReplicas(sc.info->resources, state.requests) + running;
-    if (in.division == Division::kAggregated) {
-      // Room to pack into: what the cluster can run, tightened by auto-migration's estimate.
-      auto& cap = in.estimatedCapacity[name];
-      cap = unit.estimatedCapacity.count(name) ? std::min(unit.estimatedCapacity.at(name), capacity)
-                                               : capacity;
-      in.preferences[name] = {1, 0, std::nullopt};
-      totalWeight += capacity;
-      continue;
-    }
-    if (rs.weights.empty()) {
-      in.preferences[name] = {capacity, 0, std::nullopt};
-      totalWeight += capacity;
+    if (byCapacity) {
+      // Room counts the replicas the cluster already holds for this workload (so a reschedule does
+      // not shrink it for its own usage); unknown capacity holds only what is there. The weight is
+      // the room the resources leave, the limit that room tightened by auto-migration's estimate,
+      // passed as maxReplicas: a hard limit, reaching it makes the cluster full.
+      const int64_t room =
+          replicaRoom(sc.info->resources, state.requests, state.current[sc.info->index]);
+      int64_t limit = room;
+      if (!unit.estimatedCapacity.empty()) {
+        auto estimate = unit.estimatedCapacity.find(name);
+        if (estimate != unit.estimatedCapacity.end()) {
+          limit = std::min(room, std::max<int64_t>(estimate->second, 0));
+        }
+      }
+      in.preferences[name] = {in.division == Division::kAggregated ? 1 : room, 0, limit};
+      totalWeight += room;
       continue;
     }
     const api::ClusterPreference* match = nullptr;
@@ -73,15 +83,37 @@ Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
       totalWeight += match->weight + match->minReplicas;
     }
   }
-  if (unit.replicas > 0 && totalWeight == 0) {
-    if (!rs.weights.empty() && in.division == Division::kWeighted) {
-      return Status::unschedulable(
-          "no selected cluster matches spec.placement.replicaScheduling.weights");
-    }
-    return Status::unschedulable("no selected cluster has room for a replica (" +
-                                 std::to_string(selected.size()) + " selected)");
+  if (!byCapacity && unit.replicas > 0 && totalWeight == 0) {
+    return Status::unschedulable(
+        "no selected cluster matches spec.placement.replicaScheduling.weights");
   }
   assignment = planReplicas(in);
+  if (byCapacity) {
+    // Room is re-read from the clusters every cycle, so nothing is forgotten between rounds: the
+    // overflow is only what fits nowhere, written only when the policy keeps unschedulable
+    // replicas. Otherwise a shortfall is Unschedulable rather than a placement that cannot run.
+    int64_t placed = 0;
+    for (const auto& [name, n] : assignment.plan) placed += n;
+    const int64_t shortfall = std::max<int64_t>(unit.replicas - placed, 0);
+    if (shortfall > 0 && !unit.keepUnschedulableReplicas) {
+      return Status::unschedulable(shortfallMessage(selected.size(), placed, unit.replicas));
+    }
+    if (shortfall > 0 && in.division == Division::kWeighted) {
+      // Kept: plan again with the limits as capacities, so each cluster's share beyond its room
+      // shows as its overflow (KubeAdmiral's attribution), cut to what fits nowhere.
+      PlannerInput withOverflow = in;
+      for (auto& [name, pref] : withOverflow.preferences) {
+        withOverflow.estimatedCapacity[name] = *pref.maxReplicas;
+        pref.maxReplicas.reset();
+      }
+      assignment = planReplicas(withOverflow);
+    }
+    for (auto it = assignment.overflow.begin(); it != assignment.overflow.end();) {
+      it->second = std::min(it->second, shortfall);
+      it = it->second > 0 ? std::next(it) : assignment.overflow.erase(it);
+    }
+    assignment.overflowKept = false;
+  }
   // What each participating cluster may hold, for later replicas plugins (topology spread).
   ReplicaLimits limits;
   for (const auto& [name, pref] : in.preferences) {

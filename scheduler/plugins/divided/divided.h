@@ -6,10 +6,12 @@ namespace flotilla::scheduler {
 
 // Replicas (type Divided): the replica planner over the selected clusters.
 // Weighted with `weights`: each cluster takes the first entry whose targetCluster names it (or
-// "*") or whose labelSelector matches it; clusters matching no entry get nothing. Weighted without
-// weights: dynamic weights = replicas the cluster can run (available replicas, DESIGN §4.5) plus
-// the replicas it already runs, so a reschedule does not shrink clusters for their own usage.
-// Aggregated: bin-packing with the same capacity as room.
+// "*") or whose labelSelector matches it; clusters matching no entry get nothing. Weights are
+// intent: only auto-migration's estimates limit them. Weighted without weights (dynamic) and
+// Aggregated: each cluster's room (replicaRoom: its resources with the workload's own replicas
+// added back, unknown capacity 0, tightened by the estimate) is its weight (dynamic) and its hard
+// limit; when the clusters cannot hold the replicas the unit is Unschedulable with the shortfall
+// named, unless unschedulable replicas are kept (then what fits nowhere is overflow).
 class Divided final : public ReplicasPlugin {
  public:
   static constexpr const char* kName = "Divided";

@@ -5,11 +5,10 @@
 namespace flotilla::scheduler {
 
 // Filter: a cluster must have every field/label the policy spreads by (a cluster without a zone
-// cannot count towards zones). Select: placement.spreadConstraints — for each region/zone/
-// provider/label constraint, keep the best groups (a group ranks by its best cluster's score) up
-// to maxGroups, failing when fewer than minGroups exist; then the `cluster` constraint keeps
-// between minGroups and maxGroups clusters, taking the best cluster of every kept group first so
-// the placement really spans them.
+// cannot count towards zones). Select: placement.spreadConstraints — a bounded search over group
+// combinations (best-ranked first, a group ranking by its best cluster) for a selection in which
+// every constraint's minGroups..maxGroups, the `cluster` bounds and maxClusters hold and, for
+// room-limited divisions, the clusters hold the replicas (docs/scheduler.md).
 class SpreadConstraint final : public FilterPlugin, public SelectPlugin {
  public:
   static constexpr const char* kName = "SpreadConstraint";
