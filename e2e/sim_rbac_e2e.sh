@@ -4,8 +4,8 @@
 # CI has none), RoleBindings taking effect, `kubectl auth can-i`, escalation prevention, a
 # token-file user, tokens surviving a restart and dying with their ServiceAccount, and
 # --authorization-mode=AlwaysAllow.
-# Usage: rbac_e2e.sh PATH/TO/flotilla-sim
-SIM=${1:?usage: rbac_e2e.sh PATH/TO/flotilla-sim}
+# Usage: sim_rbac_e2e.sh PATH/TO/flotilla-sim
+SIM=${1:?usage: sim_rbac_e2e.sh PATH/TO/flotilla-sim}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/e2e/lib.sh"
 
