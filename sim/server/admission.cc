@@ -199,8 +199,20 @@ api::Result<AdmissionVerdict> parseAdmissionResponse(const Webhook& w, const std
                                                      const std::string& uid) {
   boost::system::error_code ec;
   json::value parsed = json::parse(body, ec);
-  if (ec || !parsed.is_object())
-    return callFailure(w, "the response is not an AdmissionReview (invalid JSON)");
+  if (ec || !parsed.is_object()) {
+    // kube-apiserver decodes the answer as YAML first: plain text is a string to it.
+    const char* type = ec                   ? "string"
+                       : parsed.is_array()  ? "array"
+                       : parsed.is_bool()   ? "bool"
+                       : parsed.is_string() ? "string"
+                                            : "number";
+    return callFailure(w, std::string("failed to call webhook: couldn't get version/kind; json "
+                                      "parse error: json: cannot unmarshal ") +
+                              type +
+                              " into Go value of type struct { APIVersion string "
+                              "\"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+                              "\"json:\\\"kind,omitempty\\\"\" }");
+  }
   const auto* response = parsed.as_object().if_contains("response");
   if (!response || !response->is_object())
     return callFailure(w, "the AdmissionReview has no response");
@@ -223,14 +235,14 @@ api::Result<AdmissionVerdict> parseAdmissionResponse(const Webhook& w, const std
         code = static_cast<int>(c->as_int64());
       message = str(*status, "message");
       reason = str(*status, "reason");
+      if (const auto* d = status->if_contains("details"); d && d->is_object())
+        verdict.denialDetails = d->as_object();
     }
     const std::string deniedBy = "admission webhook \"" + w.name + "\" denied the request";
     std::string text = !message.empty()  ? deniedBy + ": " + message
                        : !reason.empty() ? deniedBy + ": " + reason
                                          : deniedBy + " without explanation";
-    verdict.denial =
-        api::Error{reason.empty() ? api::reason::kBadRequest : reason, code, std::move(text), {}};
-    if (code == 403 && reason.empty()) verdict.denial.reason = api::reason::kForbidden;
+    verdict.denial = api::Error{reason, code, std::move(text), {}};
     return verdict;
   }
   const std::string patch = str(r, "patch");
@@ -247,8 +259,16 @@ api::Result<AdmissionVerdict> parseAdmissionResponse(const Webhook& w, const std
   return verdict;
 }
 
+json::object callFailureDetails(const api::Error& failure) {
+  constexpr std::string_view kPrefix = "Internal error occurred: ";
+  std::string_view cause = failure.message;
+  if (cause.substr(0, kPrefix.size()) == kPrefix) cause.remove_prefix(kPrefix.size());
+  return json::object{{"causes", json::array{json::object{{"message", cause}}}}};
+}
+
 api::Result<void> runWebhooks(WebhookCaller& caller, const std::vector<Webhook>& webhooks,
-                              AdmissionAttributes& attributes, std::vector<std::string>& warnings) {
+                              AdmissionAttributes& attributes, std::vector<std::string>& warnings,
+                              std::optional<json::object>& details) {
   for (const auto& w : webhooks) {
     const std::string uid = newUid();
     const std::string body = json::serialize(admissionReview(attributes, uid));
@@ -257,30 +277,81 @@ api::Result<void> runWebhooks(WebhookCaller& caller, const std::vector<Webhook>&
         answered ? parseAdmissionResponse(w, *answered, uid)
                  : api::Result<AdmissionVerdict>(callFailure(w, answered.error().message));
     if (!verdict) {
-      if (w.failOpen) {
-        warnings.push_back("webhook \"" + w.name +
-                           "\" failed and was ignored (failurePolicy "
-                           "Ignore): " +
-                           verdict.error().message);
-        continue;
-      }
+      if (w.failOpen) continue;  // failurePolicy Ignore: kube-apiserver only logs it
+      details = callFailureDetails(verdict.error());
       return verdict.error();
     }
     for (auto& warning : verdict->warnings) warnings.push_back(std::move(warning));
-    if (!verdict->allowed) return verdict->denial;
+    if (!verdict->allowed) {
+      details = verdict->denialDetails.value_or(json::object{});
+      return verdict->denial;
+    }
     if (verdict->jsonPatch && attributes.object && attributes.operation != "DELETE") {
       auto patched = applyJsonPatch(json::value(*attributes.object), *verdict->jsonPatch);
-      if (!patched || !patched->is_object())
-        return callFailure(w,
-                           "applying its patch failed: " +
+      if (!patched || !patched->is_object()) {
+        auto failure =
+            callFailure(w, "applying its patch failed: " +
                                (patched ? std::string("not an object") : patched.error().message));
+        details = callFailureDetails(failure);
+        return failure;
+      }
       attributes.object = std::move(patched->as_object());
     }
   }
   return {};
 }
 
+std::string webhookStatusError(int status, const std::string& body) {
+  std::string quoted = "\"";  // Go's %q of the body
+  for (char c : body) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    if (c == '\n') {
+      quoted += "\\n";
+      continue;
+    }
+    quoted += c;
+  }
+  quoted += '"';
+  switch (status) {
+    case 400:
+      return "the server rejected our request for an unknown reason";
+    case 401:
+      return "the server has asked for the client to provide credentials";
+    case 403:
+      return body;  // the server's own words about who may do what
+    case 404:
+      return "the server could not find the requested resource";
+    case 405:
+      return "the server does not allow this method on the requested resource";
+    case 409:
+      return "the server reported a conflict";
+    case 429:
+      return "the server has received too many requests and has asked us to try again later";
+    case 503:
+      return "the server is currently unable to handle the request";
+    case 504:
+      return "the server was unable to return a response in the time allotted, but may still be "
+             "processing the request";
+    default:
+      if (status >= 500)
+        return "an error on the server (" + quoted + ") has prevented the request from succeeding";
+      return "the server responded with the status code " + std::to_string(status) +
+             " but did not return more information";
+  }
+}
+
 namespace {
+
+// Our client's transport errors in the words of Go's net/http, as kube-apiserver reports them.
+std::string goTransportError(const net::Endpoint& endpoint, const api::Error& error) {
+  const std::string& m = error.message;
+  if (error.reason == api::reason::kTimeout) return "context deadline exceeded";
+  if (m.find("Connection refused") != std::string::npos)
+    return "dial tcp " + endpoint.hostHeader() + ": connect: connection refused";
+  if (m.find("certificate verify failed") != std::string::npos)
+    return "x509: certificate signed by unknown authority";
+  return m;
+}
 
 class HttpWebhookCaller final : public WebhookCaller {
  public:
@@ -305,9 +376,14 @@ class HttpWebhookCaller final : public WebhookCaller {
     options.serverName = w.serverName;
     options.maxResponseBody = size_t{3} << 20;
     auto http = std::make_shared<net::HttpClient>(io_.get_executor(), *endpoint, options);
+    // kube-apiserver's REST client adds ?timeout=<timeoutSeconds>s, and names that URL in errors.
+    const std::string timeoutQuery =
+        "?timeout=" +
+        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(w.timeout).count()) + "s";
+    const std::string url = w.url + timeoutQuery;
     net::HttpRequest request;
     request.method = "POST";
-    request.target = endpoint->basePath.empty() ? "/" : "";
+    request.target = (endpoint->basePath.empty() ? "/" : "") + timeoutQuery;
     request.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
     request.body = body;
     auto task =
@@ -318,24 +394,19 @@ class HttpWebhookCaller final : public WebhookCaller {
     auto response =
         asio::co_spawn(io_, task(http, std::move(request), w.timeout), asio::use_future).get();
     if (!response) {
-      if (response.error().reason == api::reason::kTimeout)
-        return api::Error{
-            api::reason::kTimeout,
-            0,
-            "failed to call webhook: Post \"" + w.url + "\": context deadline exceeded",
-            {}};
+      return api::Error{response.error().reason == api::reason::kTimeout ? api::reason::kTimeout
+                                                                         : api::reason::kTransport,
+                        0,
+                        "failed to call webhook: Post \"" + url +
+                            "\": " + goTransportError(*endpoint, response.error()),
+                        {}};
+    }
+    if (response->status < 200 || response->status > 206)
       return api::Error{
           api::reason::kTransport,
           0,
-          "failed to call webhook: Post \"" + w.url + "\": " + response.error().message,
+          "failed to call webhook: " + webhookStatusError(response->status, response->body),
           {}};
-    }
-    if (response->status != 200)
-      return api::Error{api::reason::kTransport,
-                        0,
-                        "failed to call webhook: the server responded with status " +
-                            std::to_string(response->status),
-                        {}};
     return api::okString(std::move(response->body));
   }
 

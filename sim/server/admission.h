@@ -64,7 +64,12 @@ boost::json::object admissionReview(const AdmissionAttributes& attributes, const
 // What one webhook answered: allowed or not, and for mutating webhooks the patched object.
 struct AdmissionVerdict {
   bool allowed = true;
-  api::Error denial;  // when not allowed: kube-apiserver's "admission webhook ... denied" error
+  // When not allowed, the webhook's response.status passed through as kube-apiserver does: its
+  // code (400 when below 400), its reason (may be empty), the message
+  // `admission webhook "<name>" denied the request: <message>` (or `: <reason>`, or
+  // ` without explanation`), and its details exactly as sent (nullopt: none).
+  api::Error denial;
+  std::optional<boost::json::object> denialDetails;
   std::optional<boost::json::value> jsonPatch;
   std::vector<std::string> warnings;
 };
@@ -81,9 +86,22 @@ class WebhookCaller {
 // Blocking HTTPS calls on a private I/O thread.
 std::unique_ptr<WebhookCaller> makeHttpWebhookCaller();
 
+// The details kube-apiserver sends with a failed call's 500 (`Internal error occurred: failed
+// calling webhook ...`): {causes: [{message: "failed calling webhook ..."}]}.
+boost::json::object callFailureDetails(const api::Error& failure);
+
 // Runs every matching webhook of one kind. Mutating webhooks may change `object`. Returns the
-// error the API request should fail with (a denial, or a failed call under failurePolicy Fail).
+// error the API request should fail with (a denial, or a failed call under failurePolicy Fail);
+// `details` then gets what the Status's details must be (empty: none). Warnings are collected
+// from every webhook that answered, denying ones included. A failed call under failurePolicy
+// Ignore is skipped silently, as kube-apiserver does (it only logs it).
 api::Result<void> runWebhooks(WebhookCaller& caller, const std::vector<Webhook>& webhooks,
-                              AdmissionAttributes& attributes, std::vector<std::string>& warnings);
+                              AdmissionAttributes& attributes, std::vector<std::string>& warnings,
+                              std::optional<boost::json::object>& details);
+
+// What Go's REST client says of a webhook's non-2xx answer (`the server could not find the
+// requested resource`, `an error on the server ("<body>") has prevented the request from
+// succeeding`, ...), after kube-apiserver's `failed to call webhook: `.
+std::string webhookStatusError(int status, const std::string& body);
 
 }  // namespace flotilla::sim

@@ -59,7 +59,9 @@ api::Result<void> ApiServer::admit(const ResourceInfo& r, const char* operation,
 
   if (!mutating.items.empty()) {
     auto hooks = matchingWebhooks(mutating.items, true, attributes, namespaceLabels);
-    if (auto ran = runWebhooks(*options_.webhookCaller, hooks, attributes, req.warnings); !ran)
+    if (auto ran =
+            runWebhooks(*options_.webhookCaller, hooks, attributes, req.warnings, req.errorDetails);
+        !ran)
       return ran.error();
     if (object && attributes.object) *object = *attributes.object;
     // What mutating webhooks wrote is decoded again, defaults included, as kube-apiserver does.
@@ -75,7 +77,9 @@ api::Result<void> ApiServer::admit(const ResourceInfo& r, const char* operation,
   }
   if (!validating.items.empty()) {
     auto hooks = matchingWebhooks(validating.items, false, attributes, namespaceLabels);
-    if (auto ran = runWebhooks(*options_.webhookCaller, hooks, attributes, req.warnings); !ran)
+    if (auto ran =
+            runWebhooks(*options_.webhookCaller, hooks, attributes, req.warnings, req.errorDetails);
+        !ran)
       return ran.error();
   }
   return {};

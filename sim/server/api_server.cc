@@ -535,6 +535,22 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
   metrics_.record(labels);
 }
 
+namespace {
+
+// `Warning: 299 - "<text>"` headers (an HTTP quoted-string), as kube-apiserver sends warnings.
+void addWarnings(net::HttpResponse& reply, const std::vector<std::string>& warnings) {
+  for (const auto& warning : warnings) {
+    std::string quoted;
+    for (char c : warning) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    reply.headers.emplace_back("Warning", "299 - \"" + quoted + "\"");
+  }
+}
+
+}  // namespace
+
 asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& req) {
   const auto& r = *req.resource;
   const std::string& method = req.http.method;
@@ -606,6 +622,7 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
   if (!result) {
     {
       auto reply = errorReply(result.error(), &r, req.path.name, req.errorDetails);
+      addWarnings(reply, req.warnings);  // a denying webhook's warnings are sent too
       co_await ex.respond(std::move(reply));
     }
     co_return;
@@ -621,14 +638,7 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
   }
   const json::value body = std::move(*result);
   auto reply = jsonReply(status, body);
-  for (const auto& warning : req.warnings) {
-    std::string quoted;  // an HTTP quoted-string, as kube-apiserver sends warnings
-    for (char c : warning) {
-      if (c == '"' || c == '\\') quoted += '\\';
-      quoted += c;
-    }
-    reply.headers.emplace_back("Warning", "299 - \"" + quoted + "\"");
-  }
+  addWarnings(reply, req.warnings);
   co_await ex.respond(std::move(reply));
 }
 

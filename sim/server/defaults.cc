@@ -252,6 +252,23 @@ bool hasToleration(const json::array& tolerations, std::string_view key) {
   return false;
 }
 
+// SetDefaults_Subject and SetDefaults_(Cluster)RoleBinding: User and Group subjects and the
+// roleRef name the rbac group.
+void defaultBinding(json::object& binding) {
+  constexpr const char* kGroup = "rbac.authorization.k8s.io";
+  if (auto* ref = binding.if_contains("roleRef"); ref && ref->is_object())
+    if (unset(ref->as_object(), "apiGroup")) ref->as_object()["apiGroup"] = kGroup;
+  if (auto* subjects = binding.if_contains("subjects"); subjects && subjects->is_array()) {
+    for (auto& s : subjects->as_array()) {
+      if (!s.is_object() || !unset(s.as_object(), "apiGroup")) continue;
+      const auto* kind = s.as_object().if_contains("kind");
+      if (kind && kind->is_string() &&
+          (kind->as_string() == "User" || kind->as_string() == "Group"))
+        s.as_object()["apiGroup"] = kGroup;
+    }
+  }
+}
+
 }  // namespace
 
 void defaultPodSpec(json::object& spec) {
@@ -269,23 +286,6 @@ void defaultPodSpec(json::object& spec) {
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"})
     forEachObject(spec, list, [&](json::object& c) { defaultContainer(c, host); });
   forEachObject(spec, "volumes", defaultVolume);
-}
-
-// SetDefaults_Subject and SetDefaults_(Cluster)RoleBinding: User and Group subjects and the
-// roleRef name the rbac group.
-void defaultBinding(json::object& binding) {
-  constexpr const char* kGroup = "rbac.authorization.k8s.io";
-  if (auto* ref = binding.if_contains("roleRef"); ref && ref->is_object())
-    if (unset(ref->as_object(), "apiGroup")) ref->as_object()["apiGroup"] = kGroup;
-  if (auto* subjects = binding.if_contains("subjects"); subjects && subjects->is_array()) {
-    for (auto& s : subjects->as_array()) {
-      if (!s.is_object() || !unset(s.as_object(), "apiGroup")) continue;
-      const auto* kind = s.as_object().if_contains("kind");
-      if (kind && kind->is_string() &&
-          (kind->as_string() == "User" || kind->as_string() == "Group"))
-        s.as_object()["apiGroup"] = kGroup;
-    }
-  }
 }
 
 void applyDefaults(std::string_view group, std::string_view resource, json::object& object) {

@@ -238,5 +238,17 @@ TEST(Defaults, SecretsAndServices) {
   EXPECT_EQ(configMap, parse(R"({"data":{"a":"b"}})"));
 }
 
+TEST(Defaults, RbacBindingsNameTheRbacGroup) {
+  auto binding = parse(R"({"roleRef":{"kind":"ClusterRole","name":"view"},"subjects":[
+      {"kind":"User","name":"alice"},{"kind":"Group","name":"ops"},
+      {"kind":"ServiceAccount","name":"bot","namespace":"x"}]})");
+  applyDefaults("rbac.authorization.k8s.io", "rolebindings", binding);
+  EXPECT_EQ(binding, parse(R"({"roleRef":{"kind":"ClusterRole","name":"view",
+      "apiGroup":"rbac.authorization.k8s.io"},"subjects":[
+      {"kind":"User","name":"alice","apiGroup":"rbac.authorization.k8s.io"},
+      {"kind":"Group","name":"ops","apiGroup":"rbac.authorization.k8s.io"},
+      {"kind":"ServiceAccount","name":"bot","namespace":"x"}]})"));
+}
+
 }  // namespace
 }  // namespace flotilla::sim

@@ -70,6 +70,40 @@ TEST(Protobuf, DeploymentKeepsPointerZerosAndQuantities) {
             "500m");
 }
 
+// kubectl v1.32's bodies for `kubectl create token sa1 -n x --duration=20m --audience=aa` and
+// `kubectl create role r1 -n x --verb=get,list --resource=pods,deployments.apps/status
+// --resource-name=a` (from kubectl -v=8).
+namespace json = boost::json;
+
+std::string fromHex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+  return out;
+}
+
+TEST(Protobuf, TokenRequestAndRoleAsKubectlSendsThem) {
+  auto token = decodeKubernetesProtobuf(
+      fromHex("6b3873000a280a1861757468656e7469636174696f6e2e6b38732e696f2f7631120c546f6b656e52"
+              "65717565737412210a100a0012001a0022002a0032003800420012070a0261612"
+              "0b0091a040a"
+              "0012001a002200"));
+  ASSERT_TRUE(token) << token.error().message;
+  EXPECT_EQ(json::value(*token), json::parse(R"({"apiVersion":"authentication.k8s.io/v1",
+      "kind":"TokenRequest","metadata":{},"spec":{"audiences":["aa"],"expirationSeconds":1200}})"));
+  auto role = decodeKubernetesProtobuf(fromHex(
+      "6b3873000a240a1c726261632e617574686f72697a6174696f6e2e6b38732e696f2f76311204526f6c6512"
+      "570a130a02723112001a017822002a0032003800420012160a036765740a046c69737412001a04706f"
+      "647322016112280a036765740a046c6973741204617070731a126465706c6f796d656e74732f737461"
+      "7475732201611a002200"));
+  ASSERT_TRUE(role) << role.error().message;
+  EXPECT_EQ(json::value(*role), json::parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1",
+      "kind":"Role","metadata":{"name":"r1","namespace":"x"},"rules":[
+        {"verbs":["get","list"],"apiGroups":[""],"resources":["pods"],"resourceNames":["a"]},
+        {"verbs":["get","list"],"apiGroups":["apps"],"resources":["deployments/status"],
+         "resourceNames":["a"]}]})"));
+}
+
 TEST(Protobuf, ErrorsAreSpecific) {
   auto notEnvelope = decodeKubernetesProtobuf("{\"kind\":\"ConfigMap\"}");
   ASSERT_FALSE(notEnvelope);

@@ -54,9 +54,9 @@ json::object statusBody(const api::Error& error, const ResourceInfo* resource,
                       {"apiVersion", "v1"},
                       {"metadata", json::object{}},
                       {"status", "Failure"},
-                      {"message", error.message},
-                      {"reason", error.reason},
-                      {"code", error.code == 0 ? 500 : error.code}};
+                      {"message", error.message}};
+  if (!error.reason.empty()) status["reason"] = error.reason;  // a webhook may send none
+  status["code"] = error.code == 0 ? 500 : error.code;
   json::object details;
   if (!name.empty()) details["name"] = name;
   if (resource) {
