@@ -26,7 +26,8 @@ constexpr const char* kUsage =
     "   \"keepUnschedulableReplicas\": false, \"division\": \"Weighted\"}\n"
     "Only totalReplicas and clusters are required. Output (one JSON object):\n"
     "  {\"plan\": {...}, \"overflow\": {...}, \"placement\": {...}}\n"
-    "placement is what Flotilla writes: plan, plus overflow when keepUnschedulableReplicas.\n"
+    "placement is what Flotilla writes: plan, plus overflow when keepUnschedulableReplicas\n"
+    "(or, for Weighted division without avoidDisruption, always: KubeAdmiral's rule).\n"
     "\n"
     "Exit status: 0 success, 1 malformed input (one line on stderr), 2 usage.\n";
 
