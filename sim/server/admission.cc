@@ -111,6 +111,48 @@ std::optional<api::Selector> labelSelectorFromJson(const json::value* value) {
   return *compiled;
 }
 
+api::FieldErrors validateWebhookConfiguration(const json::object& configuration) {
+  api::FieldErrors errors;
+  const json::value* hooks = configuration.if_contains("webhooks");
+  if (!hooks || !hooks->is_array()) return errors;
+  for (size_t i = 0; i < hooks->as_array().size(); ++i) {
+    const std::string path = "webhooks[" + std::to_string(i) + "]";
+    const json::value& hook = hooks->as_array()[i];
+    if (!hook.is_object()) continue;
+    const json::object& h = hook.as_object();
+    const json::value* cc = h.if_contains("clientConfig");
+    const json::object empty;
+    const json::object& clientConfig = cc && cc->is_object() ? cc->as_object() : empty;
+    const json::value* url = clientConfig.if_contains("url");
+    const bool hasUrl = url && !url->is_null();
+    const json::value* service = clientConfig.if_contains("service");
+    const bool hasService = service && !service->is_null();
+    // kube-apiserver's order: sideEffects, clientConfig, admissionReviewVersions.
+    const json::value* sideEffects = h.if_contains("sideEffects");
+    if (!sideEffects || !sideEffects->is_string() || sideEffects->as_string().empty())
+      errors.push_back(
+          {path + ".sideEffects", "Required value: must specify one of None, NoneOnDryRun"});
+    if (hasUrl == hasService) {
+      errors.push_back(
+          {path + ".clientConfig", "Required value: exactly one of url or service is required"});
+    } else if (hasUrl && url->is_string()) {
+      const std::string_view text = url->as_string();
+      const size_t colon = text.find("://");
+      const std::string scheme(colon == std::string_view::npos ? "" : text.substr(0, colon));
+      if (scheme != "https")
+        errors.push_back({path + ".clientConfig.url",
+                          "Invalid value: \"" + scheme +
+                              "\": 'https' is the only allowed URL scheme; desired format: "
+                              "https://host[/path]"});
+    }
+    const json::value* versions = h.if_contains("admissionReviewVersions");
+    if (!versions || !versions->is_array() || versions->as_array().empty())
+      errors.push_back(
+          {path + ".admissionReviewVersions", "Required value: must specify one of v1, v1beta1"});
+  }
+  return errors;
+}
+
 std::vector<Webhook> matchingWebhooks(const std::vector<json::object>& configurations,
                                       bool mutating, const AdmissionAttributes& a,
                                       const std::map<std::string, std::string>& namespaceLabels) {

@@ -58,6 +58,11 @@ std::vector<Webhook> matchingWebhooks(const std::vector<boost::json::object>& co
                                       bool mutating, const AdmissionAttributes& attributes,
                                       const std::map<std::string, std::string>& namespaceLabels);
 
+// kube-apiserver's validation of a Validating/MutatingWebhookConfiguration's entries (the rules
+// the sim relies on to call a webhook): exactly one of clientConfig.url and .service, https URLs,
+// sideEffects and admissionReviewVersions present. Field paths as kube-apiserver reports them.
+api::FieldErrors validateWebhookConfiguration(const boost::json::object& configuration);
+
 // The AdmissionReview request body for one call.
 boost::json::object admissionReview(const AdmissionAttributes& attributes, const std::string& uid);
 

@@ -349,4 +349,29 @@ TEST(Admission, HttpCallerFailuresAsKubeApiserver) {
 }
 
 }  // namespace
+namespace {
+
+TEST(WebhookConfigurationValidation, AsKubeApiserver) {
+  auto config = json::parse(R"({"webhooks":[
+    {"name":"ok","clientConfig":{"url":"https://127.0.0.1/x"},"sideEffects":"None","admissionReviewVersions":["v1"]},
+    {"name":"both","clientConfig":{"url":"https://a/x","service":{"name":"s","namespace":"n"}},
+     "sideEffects":"None","admissionReviewVersions":["v1"]},
+    {"name":"http","clientConfig":{"url":"http://a/x"},"sideEffects":"None","admissionReviewVersions":["v1"]},
+    {"name":"bare","clientConfig":{}}]})")
+                    .as_object();
+  auto errors = validateWebhookConfiguration(config);
+  std::vector<std::string> got;
+  for (const auto& e : errors) got.push_back(e.str());
+  EXPECT_EQ(
+      got,
+      (std::vector<std::string>{
+          "webhooks[1].clientConfig: Required value: exactly one of url or service is required",
+          "webhooks[2].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed "
+          "URL scheme; desired format: https://host[/path]",
+          "webhooks[3].sideEffects: Required value: must specify one of None, NoneOnDryRun",
+          "webhooks[3].clientConfig: Required value: exactly one of url or service is required",
+          "webhooks[3].admissionReviewVersions: Required value: must specify one of v1, v1beta1"}));
+}
+
+}  // namespace
 }  // namespace flotilla::sim

@@ -6,6 +6,7 @@
 #include "api/base64.h"
 #include "api/names.h"
 #include "api/yaml.h"
+#include "sim/server/admission.h"
 #include "sim/server/defaults.h"
 #include "sim/server/internal.h"
 #include "sim/server/managed_fields.h"
@@ -670,6 +671,22 @@ api::Result<json::object> ApiServer::removeCollection(Request& req, uint64_t& se
 
 api::Result<void> ApiServer::admitCustom(const ResourceInfo& r, json::object& object,
                                          Request& req) {
+  // An Invalid answer names the kind and the object (kube-apiserver's NewInvalid), not the
+  // resource and the request path: kubectl prints `The PropagationPolicy "x" is invalid`.
+  auto invalid = [&](api::FieldErrors errors) {
+    api::Error error = invalidObject(r, metaString(object, "name"), std::move(errors));
+    json::object details = statusBody(error, nullptr, "").at("details").as_object();
+    details["name"] = metaString(object, "name");
+    if (!r.group.empty()) details["group"] = r.group;
+    details["kind"] = r.kind;
+    req.errorDetails = std::move(details);
+    return error;
+  };
+  if (r.group == "admissionregistration.k8s.io") {
+    auto errors = validateWebhookConfiguration(object);
+    if (!errors.empty()) return invalid(std::move(errors));
+    return {};
+  }
   if (!r.custom || !r.schema) return {};
   auto outcome = applySchema(object, *r.schema);
   if (!outcome.unknown.empty()) {
@@ -686,8 +703,7 @@ api::Result<void> ApiServer::admitCustom(const ResourceInfo& r, json::object& ob
         req.warnings.push_back("unknown field \"" + field + "\"");
     }
   }
-  if (!outcome.errors.empty())
-    return invalidObject(r, metaString(object, "name"), std::move(outcome.errors));
+  if (!outcome.errors.empty()) return invalid(std::move(outcome.errors));
   return {};
 }
 
