@@ -3,6 +3,9 @@
 // registration cannot drift from the server. In-cluster (config/webhook) they point at the
 // webhook Service and cert-manager injects the CA; for an operator running outside the cluster
 // (`make run`, e2e) they point at a URL with the CA of a certificate this command generates.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -43,14 +46,21 @@ std::string readText(const fs::path& path) {
   return text.str();
 }
 
+// Created with its final mode (a key is never readable by others, not even for a moment).
 bool writeText(const fs::path& path, const std::string& text, fs::perms perms) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return false;
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(perms));
+  if (fd < 0) return false;
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool ok = ::close(fd) == 0 && done == text.size();
   std::error_code ec;
-  fs::permissions(path, perms, ec);
-  return !ec;
+  fs::permissions(path, perms, ec);  // an existing file keeps its old mode through O_CREAT
+  return ok && !ec;
 }
 
 // The CA of the certificate in `dir`, generating CA and serving pair when they are missing.

@@ -82,11 +82,19 @@ kubectl apply -k "$ROOT/config/rbac" >/dev/null || { echo "cannot apply config/r
 OPERATOR_KUBECONFIG=$WORK/operator.kubeconfig
 sa_token=$(kubectl create token flotilla-operator -n flotilla-system --duration 2h) ||
   { echo "kubectl create token flotilla-operator failed" >&2; exit 1; }
-kubectl config view --raw --minify >"$OPERATOR_KUBECONFIG"
-kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-credentials flotilla-operator \
-  --token="$sa_token" >/dev/null
-kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-context --current \
-  --user=flotilla-operator >/dev/null
+# Written directly (not with `kubectl config set-credentials --token`, which would show the
+# token in the process list).
+sa_server=$(kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')
+sa_ca=$(kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+(umask 077 && cat >"$OPERATOR_KUBECONFIG" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters: [{name: host, cluster: {server: "$sa_server", certificate-authority-data: "$sa_ca"}}]
+users: [{name: flotilla-operator, user: {token: "$sa_token"}}]
+contexts: [{name: flotilla-operator, context: {cluster: host, user: flotilla-operator}}]
+current-context: flotilla-operator
+KUBECONFIG
+)
 unset sa_token
 
 # The webhook serving certificate of every operator this suite starts (a CA and a pair for
@@ -113,6 +121,11 @@ start_operator() {
   launch_operator "$@"
   eventually 20 grep -q "serving /healthz" "$WORK/operator-$name.log" ||
     { e2e_fail "operator $name did not start: $(cat "$WORK/operator-$name.log")"; return 1; }
+}
+# wait_ready NAME: until operator NAME's caches are synced (/readyz answers 200).
+wait_ready() {
+  eventually 30 curl -skf "https://127.0.0.1:$(operator_port "$1")/readyz" ||
+    { e2e_fail "operator $1 never became ready"; return 1; }
 }
 operator_port() { grep -o 'serving /healthz, /readyz and /metrics on https://127.0.0.1:[0-9]*' "$WORK/operator-$1.log" | tail -1 | grep -o '[0-9]*$'; }
 webhook_port() { grep -o 'serving admission on https://127.0.0.1:[0-9]*' "$WORK/operator-$1.log" | tail -1 | grep -o '[0-9]*$'; }

@@ -22,7 +22,7 @@ expect_contains "config/default dry run: webhooks" "$out" "validatingwebhookconf
 expect_not_contains "config/default dry run: no error" "$(grep -iE '^(error|Error from server)' <<<"$out")" "rror"
 
 start_operator a || exit 1
-register_webhooks a
+wait_ready a || exit 1  # the SchedulingProfile cache is synced: warnings are decided on facts
 cleanup_webhooks() {
   kubectl delete validatingwebhookconfiguration flotilla-validating-webhook-configuration \
     --ignore-not-found >/dev/null 2>&1
@@ -32,16 +32,20 @@ cleanup_webhooks() {
 }
 trap cleanup_webhooks EXIT
 
-policy() {  # policy NAME EXTRA-SPEC-YAML (two-space indented under spec)
+policy() {  # policy NAME EXTRA-SPEC-YAML (two-space indented under spec): selects Deployment NAME
   cat <<YAML
 apiVersion: flotilla.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: $1, namespace: $NS}
 spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: $1}]
 $2
 YAML
 }
+
+# A policy stored before the webhooks existed (an upgrade): not defaulted.
+policy legacy "" | kubectl apply -f - >/dev/null
+register_webhooks a
 
 # --- Validation: the webhook's name and every field path ---
 out=$(policy bad "  placement:
@@ -84,28 +88,61 @@ expect_contains "missing profile: admitted" "$out" "propagationpolicy.flotilla.i
 expect_contains "missing profile: warned" "$out" \
   'Warning: spec.schedulingProfile: SchedulingProfile "does-not-exist" does not exist'
 
-# --- Every sample of every kind passes both webhooks (and the operator keeps running) ---
-out=$(k apply -f "$ROOT/config/samples/00-namespaces.yaml" -f "$ROOT/config/samples/schedulingprofile.yaml")
+# --- Every sample of every kind passes both webhooks ---
+k apply -f "$ROOT/config/samples/00-namespaces.yaml" -f "$ROOT/config/samples/schedulingprofile.yaml" >/dev/null
+profile_known() { ! policy probe "  schedulingProfile: default-plus-locality" | k apply --dry-run=server -f - | grep -q Warning; }
+eventually 10 profile_known  # the operator's cache has seen the profile
 out=$(k apply --dry-run=server -f "$ROOT/config/samples/")
-expect_not_contains "samples admitted" "$out" "denied"
-expect_not_contains "samples admitted without warnings" "$out" "Warning: spec"
+objects=$(cat "$ROOT"/config/samples/*.yaml | grep -c '^kind:')
+expect_eq "samples: every object admitted (server dry run)" "$(grep -c '(server dry run)' <<<"$out")" "$objects"
+expect_not_contains "samples admitted without webhook warnings" "$out" "Warning: spec"
+expect_eq "operator a still running" "$(kill -0 "$(cat "$WORK/operator-a.pid")" && echo yes)" "yes"
+
+# --- The controllers' own writes pass through the webhooks: a workload converges, and the
+#     binding (whose placement the webhook defaults) is not rewritten over and over ---
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: legacy, namespace: $NS}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx:1.27}]}
+YAML
+fully_applied() { [[ $(rb_field legacy '{.status.conditions[?(@.type=="FullyApplied")].status}') == True ]]; }
+eventually 30 fully_applied
+expect_eq "workload through the webhooks: FullyApplied" "$(rb_field legacy '{.status.conditions[?(@.type=="FullyApplied")].status}')" "True"
+expect_eq "workload through the webhooks: 3 replicas placed" "$(placement_sum legacy)" "3"
+expect_eq "the binding's placement is defaulted (its policy is not)" "$(rb_field legacy '{.spec.placement.replicaScheduling.avoidDisruption}')" "true"
+# A successor resyncs everything: with the webhooks defaulting what the controllers write, it
+# must find nothing to write (an undefaulted desired placement would be rewritten every time).
+start_operator b || exit 1
+register_webhooks b
+quiet a
+before=$(writes "$KUBECONFIG")
+stop_operator a TERM
+eventually 20 grep -q "acquired" "$WORK/operator-b.log"
+quiet b
+expect_eq "the successor writes nothing through the webhooks" "$(writes "$KUBECONFIG")" "$before"
 
 # --- Certificates replaced on disk are served without a restart ---
-pid=$(cat "$WORK/operator-a.pid")
+pid=$(cat "$WORK/operator-b.pid")
 "$CTL" webhooks --url https://127.0.0.1:1 --cert-dir "$WORK/certs2" >/dev/null
 cp "$WORK/certs2/tls.key" "$WORK/certs/tls.key.new" && cp "$WORK/certs2/tls.crt" "$WORK/certs/tls.crt.new"
 mv "$WORK/certs/tls.key.new" "$WORK/certs/tls.key" && mv "$WORK/certs/tls.crt.new" "$WORK/certs/tls.crt"
 cp "$WORK/certs2/ca.crt" "$WORK/certs/ca.crt"  # the new CA goes into the configurations
-register_webhooks a
+register_webhooks b
 out=$(policy rotated "" | k apply -f -)
 expect_contains "after rotation: admitted through the new certificate" "$out" "propagationpolicy.flotilla.io/rotated created"
-expect_eq "after rotation: same operator process" "$(cat "$WORK/operator-a.pid")" "$pid"
-expect_contains "after rotation: the operator reloaded" "$(cat "$WORK/operator-a.log")" "serving certificate reloaded"
+expect_eq "after rotation: same operator process" "$(cat "$WORK/operator-b.pid")" "$pid"
+expect_contains "after rotation: the operator reloaded" "$(cat "$WORK/operator-b.log")" "serving certificate reloaded"
 yaml=$(kubectl get pp rotated -n $NS -o jsonpath='{.spec.failover.failback}')
 expect_eq "after rotation: still defaulted" "$yaml" "Rebalance"
 
 # --- The operator stopped, failurePolicy Fail: a clear error, nothing stored ---
-stop_operator a TERM
+stop_operator b TERM
 out=$(policy down "" | k apply -f -)
 expect_contains "operator down: kubectl says which webhook failed" "$out" 'failed calling webhook "mpropagationpolicy.flotilla.io"'
 expect_eq "operator down: nothing stored" "$(kubectl get pp down -n $NS -o name 2>/dev/null)" ""

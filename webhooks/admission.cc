@@ -56,6 +56,14 @@ std::string objectName(const AdmissionRequest& request) {
   return "";
 }
 
+bool isDeleting(const json::value& object) {
+  const json::value* meta =
+      object.is_object() ? object.as_object().if_contains("metadata") : nullptr;
+  const json::value* stamp =
+      meta && meta->is_object() ? meta->as_object().if_contains("deletionTimestamp") : nullptr;
+  return stamp && !stamp->is_null();
+}
+
 // Checks beyond the object's own rules, for the kinds that have them.
 struct Extra {
   api::FieldErrors errors;
@@ -129,6 +137,21 @@ AdmissionResponse admitKind(const Route& route, const AdmissionRequest& request,
   api::FieldErrors errors = api::validate(object);
   Extra extra = extraChecks(object, cluster);
   if (errors.empty()) errors = std::move(extra.errors);  // the extra checks assume a valid object
+  if (!errors.empty() && request.operation == "UPDATE") {
+    // Ratcheting, as kube-apiserver does for CRD validation: an update is denied only for what
+    // it makes wrong. An object stored before a rule existed (or before the webhooks were
+    // installed) can still get its finalizer removed, its status-like fields and taints updated.
+    if (isDeleting(request.object)) return allowed;
+    T old;
+    if (request.oldObject.is_object() && api::decodeInto(request.oldObject, old).empty()) {
+      api::setDefaults(old);
+      api::FieldErrors before = api::validate(old);
+      if (before.empty()) before = extraChecks(old, cluster).errors;
+      std::erase_if(errors, [&before](const api::FieldError& e) {
+        return std::find(before.begin(), before.end(), e) != before.end();
+      });
+    }
+  }
   if (!errors.empty()) return deny(request, route.kind, name, std::move(errors));
   allowed.warnings = std::move(extra.warnings);
   return allowed;

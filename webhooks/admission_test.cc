@@ -206,6 +206,31 @@ TEST(Admission, DeleteAndMissingObjects) {
   EXPECT_NE(r.status.message.find("request.object is missing"), std::string::npos);
 }
 
+// Ratcheting: an update is denied only for errors it introduces; an object being deleted can
+// always be updated (its finalizers removed).
+TEST(Admission, UpdatesOfObjectsThatWereAlreadyInvalidAreRatcheted) {
+  json::value old = sample("propagationpolicy.yaml");
+  at(old, {"spec", "placement", "spreadConstraints"}).as_array()[1].as_object()["maxGroups"] = 1;
+  json::value next = old;
+  at(next, {"spec", "priority"}) = 20;  // an unrelated change
+  auto update = request(next, "UPDATE");
+  update.oldObject = old;
+  EXPECT_TRUE(admit({"PropagationPolicy", false}, update, FakeCluster{}).allowed);
+
+  at(next, {"spec", "placement", "replicaScheduling", "division"}) = "Evenly";  // a new error
+  update.object = next;
+  auto r = admit({"PropagationPolicy", false}, update, FakeCluster{});
+  ASSERT_FALSE(r.allowed);
+  ASSERT_EQ(r.status.causes.size(), 1u) << r.status.message;
+  EXPECT_EQ(r.status.causes[0].field, "spec.placement.replicaScheduling.division");
+
+  at(next, {"metadata"}).as_object()["deletionTimestamp"] = "2026-11-23T09:00:00Z";
+  update.object = next;
+  EXPECT_TRUE(admit({"PropagationPolicy", false}, update, FakeCluster{}).allowed);
+  // A CREATE of the same object is still denied.
+  EXPECT_FALSE(admit({"PropagationPolicy", false}, request(old), FakeCluster{}).allowed);
+}
+
 TEST(Admission, UpdateIsValidatedLikeCreate) {
   json::value pp = sample("propagationpolicy.yaml");
   auto update = request(pp, "UPDATE");

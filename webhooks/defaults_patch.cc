@@ -35,18 +35,19 @@ json::value delta(const json::value& before, const json::value& after) {
   return out;
 }
 
+// `add` for a member that does not exist yet; `replace` where something is there (for an array
+// element, RFC 6902 `add` would insert in front of it instead).
 void add(json::array& ops, const std::string& path, json::value value) {
   ops.push_back(json::object{{"op", "add"}, {"path", path}, {"value", std::move(value)}});
 }
+void replace(json::array& ops, const std::string& path, json::value value) {
+  ops.push_back(json::object{{"op", "replace"}, {"path", path}, {"value", std::move(value)}});
+}
 
-// `original` is the node at `path` in the object sent to us (null when it does not exist there).
+// `original` is the node at `path` in the object sent to us (it exists).
 void walk(const json::value* original, const json::value& before, const json::value& after,
           const std::string& path, json::array& ops) {
   if (before == after) return;
-  if (!original) {  // the codec made this level up: add it with only what defaulting put in
-    add(ops, path, delta(before, after));
-    return;
-  }
   if (before.is_object() && after.is_object() && original->is_object()) {
     for (const auto& [key, value] : after.as_object()) {
       const json::value* was = before.as_object().if_contains(key);
@@ -59,7 +60,9 @@ void walk(const json::value* original, const json::value& before, const json::va
         // The codec left out a level the user wrote (empty to it, or holding only fields it does
         // not model): add into it rather than replace it.
         walk(there, json::object{}, value, child, ops);
-      } else {
+      } else if (there) {
+        replace(ops, child, value);
+      } else {  // the codec made this level up: add it with only what defaulting put in
         add(ops, child, was ? delta(*was, value) : value);
       }
     }
@@ -73,7 +76,7 @@ void walk(const json::value* original, const json::value& before, const json::va
            path + "/" + std::to_string(i), ops);
     return;
   }
-  add(ops, path, after);
+  replace(ops, path, after);
 }
 
 }  // namespace

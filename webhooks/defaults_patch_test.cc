@@ -102,6 +102,19 @@ TEST(DefaultsPatch, ALevelTheCodecOmitsIsAddedIntoNotReplaced) {
   EXPECT_EQ(ops.size(), 2u) << json::serialize(ops);
 }
 
+// A list element the codec reads as an empty object (null) is replaced in place, not inserted
+// in front of (RFC 6902 `add` on an array index inserts).
+TEST(DefaultsPatch, ExistingArrayElementsAreReplacedNotInserted) {
+  json::value patched;
+  auto ops = roundTrip<api::PropagationPolicy>(
+      R"({"apiVersion":"flotilla.io/v1alpha1","kind":"PropagationPolicy",
+          "metadata":{"name":"p","namespace":"demo"},
+          "spec":{"placement":{"spreadConstraints":[null]}}})",
+      &patched);
+  EXPECT_EQ(patched.at("spec").at("placement").at("spreadConstraints").as_array().size(), 1u)
+      << json::serialize(ops);
+}
+
 TEST(DefaultsPatch, KeysAreEscapedAsJsonPointerTokens) {
   json::value original = json::parse(R"({"m":{}})");
   json::value before = json::parse(R"({"m":{}})");

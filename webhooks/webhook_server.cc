@@ -88,7 +88,15 @@ api::Result<uint16_t> WebhookServer::start() {
 
 void WebhookServer::stop() {
   if (impl_->stopped.exchange(true)) return;
-  if (impl_->server) impl_->server->stop();
+  if (impl_->server) {
+    impl_->server->stop();
+    // Let the connections close on their strands (an answer being written goes out first)
+    // before the I/O thread stops; bounded, so a stuck peer cannot hold the shutdown.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (impl_->thread.joinable() && impl_->server->openConnections() > 0 &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   impl_->io.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   impl_->server.reset();

@@ -20,9 +20,11 @@ struct WebhookServerOptions {
   std::string address = "0.0.0.0";
   uint16_t port = 9443;  // 0: any free port (tests; the bound one is logged)
   std::filesystem::path certDir = "/tmp/k8s-webhook-server/serving-certs";
-  // Requests in progress at once; more clients wait for a free slot. kube-apiserver keeps a few
-  // connections per replica, so this only bounds a flood.
-  size_t maxConnections = 256;
+  // Connections served at once; at the limit, kept-alive connections waiting for their next
+  // request are closed and further clients wait in the listen backlog. kube-apiserver keeps a
+  // few connections per replica, so this only bounds a flood (64 × the body limit stays well
+  // inside the container's memory limit).
+  size_t maxConnections = 64;
   // A whole request must arrive within this (a client trickling bytes cannot hold a slot):
   // kube-apiserver gives up after the configuration's timeoutSeconds (at most 30 s) anyway.
   std::chrono::milliseconds requestTimeout{10'000};

@@ -170,5 +170,23 @@ TEST_F(ServerFixture, SlowClientsCannotHoldTheServer) {
   for (int fd : idle) ::close(fd);
 }
 
+// Kept-alive connections that sent a request and stay silent give their slot up when the server
+// is at its limit, long before their idle timeout (90 s).
+TEST_F(ServerFixture, IdleKeptAliveConnectionsCannotHoldTheServer) {
+  WebhookServerOptions options;
+  options.maxConnections = 2;
+  start(options);
+  auto first = client(ca.certPem);
+  auto second = client(ca.certPem);
+  ASSERT_TRUE(post(*first, kReview));
+  ASSERT_TRUE(post(*second, kReview));
+  auto third = client(ca.certPem);
+  const auto started = std::chrono::steady_clock::now();
+  auto r = post(*third, kReview);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 4s);
+}
+
 }  // namespace
 }  // namespace flotilla::webhooks

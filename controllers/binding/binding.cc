@@ -2,6 +2,7 @@
 
 #include "api/conditions.h"
 #include "api/json_codec.h"
+#include "api/validation.h"
 #include "controllers/common/pod_requests.h"
 
 namespace flotilla::controllers::binding {
@@ -136,9 +137,11 @@ BindingDecision decideBinding(const api::FederatedDeployment& fd,
                            .name = winner.key.name,
                            .namespace_ = winner.key.ns,
                            .generation = winner.generation};
-    // A copy as written, not defaulted: the scheduler defaults when it reads, and comparing the
-    // raw copy tells it whether the user changed the placement.
+    // Defaulted as the ResourceBinding mutating webhook would default it: an operator write of
+    // an undefaulted copy would come back defaulted and never match, an update per reconcile.
+    // (Policies stored before the webhooks existed are undefaulted; defaulting is idempotent.)
     desired.spec.placement = winner.spec->placement;
+    api::setDefaults(desired.spec.placement);
     desired.spec.priority = winner.priority;
     // PolicyBound is only written once something was wrong: a binding whose policy is there has
     // no such condition, which saves a status write per binding (and one per scheduler write,

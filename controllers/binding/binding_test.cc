@@ -5,9 +5,16 @@
 #include "api/conditions.h"
 #include "api/json_codec.h"
 #include "api/test_util.h"
+#include "api/validation.h"
 
 namespace flotilla::controllers::binding {
 namespace {
+
+// The binding carries the policy's placement defaulted, as the mutating webhook stores it.
+api::Placement defaulted(api::Placement placement) {
+  api::setDefaults(placement);
+  return placement;
+}
 
 using policy::MatchTier;
 using policy::PolicyKey;
@@ -160,7 +167,7 @@ TEST(BindingTest, Create) {
   EXPECT_EQ(rb.spec.policy.name, "spread");
   EXPECT_EQ(rb.spec.policy.namespace_, "demo");
   EXPECT_EQ(rb.spec.policy.generation, 4);
-  EXPECT_EQ(api::encode(rb.spec.placement), api::encode(p.spec.placement));
+  EXPECT_EQ(api::encode(rb.spec.placement), api::encode(defaulted(p.spec.placement)));
   EXPECT_EQ(rb.spec.priority, 10);
   EXPECT_TRUE(rb.spec.clusters.empty());
 
@@ -266,7 +273,8 @@ TEST(BindingTest, ChangesUpdateAndKeepWhatOthersOwn) {
     ASSERT_EQ(d.action, Action::kUpdate) << c.what;
     const auto& rb = d.desired;
     EXPECT_EQ(rb.spec.policy.generation, c.policy.metadata.generation) << c.what;
-    EXPECT_EQ(api::encode(rb.spec.placement), api::encode(c.policy.spec.placement)) << c.what;
+    EXPECT_EQ(api::encode(rb.spec.placement), api::encode(defaulted(c.policy.spec.placement)))
+        << c.what;
     EXPECT_EQ(rb.spec.priority, c.policy.spec.priority) << c.what;
     EXPECT_EQ(rb.spec.replicas, *c.fd.spec.template_.spec.replicas) << c.what;
     // The scheduler's result and everyone's metadata stay.
@@ -343,7 +351,7 @@ TEST(BindingTest, DeletedPolicyKeepsThePlacement) {
   EXPECT_EQ(d.desired.spec.policy.name, "spread");
   EXPECT_EQ(d.desired.spec.policy.generation, 4);
   EXPECT_EQ(d.desired.spec.priority, 10);
-  EXPECT_EQ(api::encode(d.desired.spec.placement), api::encode(p.spec.placement));
+  EXPECT_EQ(api::encode(d.desired.spec.placement), api::encode(defaulted(p.spec.placement)));
   EXPECT_EQ(d.desired.spec.clusters, existing.spec.clusters);
   EXPECT_EQ(d.eventReason, "");
 

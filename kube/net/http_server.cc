@@ -69,7 +69,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
   mutable std::mutex mutex;
   uint64_t nextSession = 0;
   std::map<uint64_t, std::function<void()>> closers;  // closes a session's socket on its strand
-  std::atomic<size_t> sessions{0};                    // accepted and not finished
+  std::map<uint64_t, std::shared_ptr<std::atomic<bool>>> idleFlags;  // between two requests
+  std::atomic<size_t> sessions{0};                                   // accepted and not finished
   asio::steady_timer slotFreed;  // on acceptorStrand: wakes the accept loop when one ends
 
   Impl(asio::io_context& context, HttpServerOptions opts, HttpHandler h)
@@ -82,20 +83,30 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
     if (!options.errorResponse) options.errorResponse = defaultErrorResponse;
   }
 
-  uint64_t track(std::function<void()> closer) {
+  uint64_t track(std::function<void()> closer, std::shared_ptr<std::atomic<bool>> idle) {
     std::lock_guard lock(mutex);
     const uint64_t id = nextSession++;
     closers.emplace(id, std::move(closer));
+    idleFlags.emplace(id, std::move(idle));
     return id;
   }
   void untrack(uint64_t id) {
     std::lock_guard lock(mutex);
     closers.erase(id);
+    idleFlags.erase(id);
+  }
+  // At the connection limit: kept-alive connections waiting for their next request give their
+  // slot up (their clients reconnect), so idle connections cannot starve new ones.
+  void closeIdle() {
+    std::lock_guard lock(mutex);
+    for (const auto& [id, idle] : idleFlags)
+      if (idle->load()) closers.at(id)();
   }
 
   asio::awaitable<void> acceptLoop();
   template <class Stream>
-  asio::awaitable<void> serve(Stream& stream, beast::tcp_stream& lowest, std::string commonName);
+  asio::awaitable<void> serve(Stream& stream, beast::tcp_stream& lowest, std::string commonName,
+                              std::atomic<bool>& idle);
   asio::awaitable<void> session(tcp::socket socket);
 };
 
@@ -210,7 +221,7 @@ class Exchange final : public HttpExchange {
 
 template <class Stream>
 asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream& lowest,
-                                              std::string commonName) {
+                                              std::string commonName, std::atomic<bool>& idle) {
   beast::flat_buffer buffer;
   bool first = true;
   while (!stopped) {
@@ -218,9 +229,11 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
     parser.body_limit(boost::none);  // checked against Content-Length after the header
     parser.header_limit(64 * 1024);
     lowest.expires_after(first ? options.requestTimeout : options.idleTimeout);
+    idle = !first && buffer.size() == 0;  // nothing of the next request has arrived yet
     first = false;
     auto [hec, hn] = co_await http::async_read_header(stream, buffer, parser, kAwait);
     (void)hn;
+    idle = false;
     if (hec) {
       // EOF, reset or timeout between requests: just close. A malformed request gets a 400.
       if (hec.category() == http::make_error_code(http::error::bad_target).category() &&
@@ -305,6 +318,7 @@ asio::awaitable<void> HttpServer::Impl::session(tcp::socket socket) {
   // stop() closes the socket on the session's strand; `alive` (only touched on that strand) keeps
   // a late close from reaching a finished session.
   auto alive = std::make_shared<bool>(true);
+  auto idle = std::make_shared<std::atomic<bool>>(false);
   auto closer = [](beast::tcp_stream& lowest, const std::shared_ptr<bool>& flag) {
     return [&lowest, flag] {
       asio::post(lowest.get_executor(), [&lowest, flag] {
@@ -328,20 +342,20 @@ asio::awaitable<void> HttpServer::Impl::session(tcp::socket socket) {
   if (tls) {
     beast::ssl_stream<beast::tcp_stream> stream(std::move(socket), *tls);
     auto& lowest = beast::get_lowest_layer(stream);
-    const uint64_t id = track(closer(lowest, alive));
+    const uint64_t id = track(closer(lowest, alive), idle);
     lowest.expires_after(options.requestTimeout);
     auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::server, kAwait);
     if (!ec) {
       std::string commonName = peerCommonName(stream.native_handle());
-      co_await serve(stream, lowest, std::move(commonName));
+      co_await serve(stream, lowest, std::move(commonName), *idle);
     }
     untrack(id);
     *alive = false;
     lowest.close();
   } else {
     beast::tcp_stream stream(std::move(socket));
-    const uint64_t id = track(closer(stream, alive));
-    co_await serve(stream, stream, {});
+    const uint64_t id = track(closer(stream, alive), idle);
+    co_await serve(stream, stream, {}, *idle);
     untrack(id);
     *alive = false;
     stream.close();
@@ -354,6 +368,7 @@ asio::awaitable<void> HttpServer::Impl::acceptLoop() {
     // At the limit, wait for a session to end (woken by it; the timeout covers a wake-up that
     // came before the wait started).
     while (options.maxConnections && sessions.load() >= options.maxConnections && !stopped) {
+      closeIdle();
       slotFreed.expires_after(std::chrono::milliseconds(50));
       auto [waited] = co_await slotFreed.async_wait(kAwait);
       (void)waited;  // cancelled (a slot freed) or timed out: check again either way

@@ -42,6 +42,7 @@ ResourceRegistry::ResourceRegistry() {
       builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"}, true),
       builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, true),
       builtin("coordination.k8s.io", "v1", "leases", "Lease", true),
+      builtin("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, {"pdb"}, true),
       builtin("events.k8s.io", "v1", "events", "Event", true, {"ev"}),
       builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
               false, {"crd", "crds"}, true),
