@@ -33,6 +33,14 @@ else
   declare -A MEMBER_KUBECONFIG=()
   IFS=, read -ra pairs <<<"${FLOTILLA_E2E_MEMBER_KUBECONFIGS:?set name=path,... for the members}"
   for pair in "${pairs[@]}"; do MEMBER_KUBECONFIG[${pair%%=*}]=${pair#*=}; done
+  # A suite killed before its cleanup may have left the local operator's webhooks registered
+  # (failurePolicy Fail, calling a port nobody serves): they would refuse every write below.
+  for kind in validatingwebhookconfiguration mutatingwebhookconfiguration; do
+    url=$(kubectl get $kind "flotilla-${kind%webhookconfiguration}-webhook-configuration" \
+      -o jsonpath='{.webhooks[0].clientConfig.url}' 2>/dev/null)
+    [[ $url == https://127.0.0.1:* ]] && kubectl delete $kind \
+      "flotilla-${kind%webhookconfiguration}-webhook-configuration" >/dev/null
+  done
   kubectl apply -f "$ROOT/crds/" >/dev/null
   kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
   kubectl create namespace flotilla-system >/dev/null 2>&1
