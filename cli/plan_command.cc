@@ -23,11 +23,14 @@ constexpr const char* kUsage =
     "                   \"*\": {\"weight\": 1}},\n"
     "   \"currentReplicas\": {\"member1\": 2}, \"estimatedCapacity\": {\"member1\": 1},\n"
     "   \"key\": \"namespace/name\", \"avoidDisruption\": true,\n"
-    "   \"keepUnschedulableReplicas\": false, \"division\": \"Weighted\"}\n"
+    "   \"keepUnschedulableReplicas\": false, \"division\": \"Weighted\",\n"
+    "   \"rebalance\": false}\n"
     "Only totalReplicas and clusters are required. Output (one JSON object):\n"
     "  {\"plan\": {...}, \"overflow\": {...}, \"placement\": {...}}\n"
     "placement is what Flotilla writes: plan, plus overflow when keepUnschedulableReplicas\n"
     "(or, for Weighted division without avoidDisruption, always: KubeAdmiral's rule).\n"
+    "rebalance plans the desired distribution instead of moving from currentReplicas, as the\n"
+    "scheduler does when an auto-migration estimate is lifted and on failback.\n"
     "\n"
     "Exit status: 0 success, 1 malformed input (one line on stderr), 2 usage.\n";
 
@@ -45,7 +48,7 @@ class InputReader {
     static const std::set<std::string> kFields = {
         "totalReplicas",     "clusters", "preferences",     "currentReplicas",
         "estimatedCapacity", "key",      "avoidDisruption", "keepUnschedulableReplicas",
-        "division"};
+        "division",          "rebalance"};
     for (const auto& kv : obj) {
       if (!kFields.count(std::string(kv.key())))
         fail("unknown field \"" + std::string(kv.key()) + "\"");
@@ -84,6 +87,9 @@ class InputReader {
     }
     if (const json::value* v = obj.if_contains("keepUnschedulableReplicas")) {
       in.keepUnschedulableReplicas = boolean(*v, "keepUnschedulableReplicas");
+    }
+    if (const json::value* v = obj.if_contains("rebalance")) {
+      in.rebalance = boolean(*v, "rebalance");
     }
     if (const json::value* v = obj.if_contains("division")) {
       if (*v == "Aggregated") {

@@ -264,14 +264,18 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
       it != rb.metadata.annotations.end()) {
     record = scheduler::decodeRecord(it->second);
   }
-  const auto grace = api::parseDuration(in.policy->spec.failover->clusterNotReadyFor).value();
+  scheduler::FailoverPolicy failover;
+  failover.clusterNotReadyFor =
+      api::parseDuration(in.policy->spec.failover->clusterNotReadyFor).value();
+  failover.failbackRebalance = in.policy->spec.failover->failback != "Never";
   const scheduler::ScheduleDecision decision =
-      scheduler::decideSchedule(rb, record, in.clusters, now, grace);
+      scheduler::decideSchedule(rb, record, in.clusters, now, failover);
 
   const bool keep =
       in.policy->spec.autoMigration && in.policy->spec.autoMigration->keepUnschedulableReplicas;
   scheduler::SchedulingUnit unit = scheduler::unitFromBinding(rb, keep);
   for (const auto& failed : decision.failedClusters) unit.currentReplicas.erase(failed);
+  unit.rebalance = decision.rebalance;
   // SchedulerExtenders given with the objects are called for real, as the scheduler would.
   std::unique_ptr<scheduler::HttpExtenderClient> extenders;
   if (!in.extenders.empty()) {

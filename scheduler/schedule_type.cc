@@ -57,16 +57,22 @@ ScheduleRecord recordFor(const api::ResourceBinding& binding) {
   record.placementHash = fingerprint(policy.kind + "/" + policy.namespace_ + "/" + policy.name +
                                      "@" + std::to_string(policy.generation) + "|" +
                                      boost::json::serialize(api::encode(placement)));
-  record.estimatesHash = binding.status.autoMigration
-                             ? fingerprint(boost::json::serialize(boost::json::value_from(
-                                   binding.status.autoMigration->estimatedCapacity)))
-                             : "";
+  if (binding.status.autoMigration)
+    record.estimates = binding.status.autoMigration->estimatedCapacity;
   return record;
 }
 
 std::string encodeRecord(const ScheduleRecord& r) {
-  return boost::json::serialize(boost::json::object{
-      {"replicas", r.replicas}, {"placement", r.placementHash}, {"estimates", r.estimatesHash}});
+  boost::json::object estimates;
+  for (const auto& [cluster, n] : r.estimates) estimates[cluster] = n;
+  boost::json::object o{
+      {"replicas", r.replicas}, {"placement", r.placementHash}, {"estimates", std::move(estimates)}};
+  if (!r.failedOver.empty()) {
+    boost::json::array failed;
+    for (const auto& c : r.failedOver) failed.emplace_back(c);
+    o["failedOver"] = std::move(failed);
+  }
+  return boost::json::serialize(o);
 }
 
 std::optional<ScheduleRecord> decodeRecord(const std::string& text) {
@@ -77,18 +83,57 @@ std::optional<ScheduleRecord> decodeRecord(const std::string& text) {
   const auto* placement = o.if_contains("placement");
   const auto* estimates = o.if_contains("estimates");
   if (!replicas || !replicas->is_int64() || !placement || !placement->is_string() || !estimates ||
-      !estimates->is_string()) {
+      !estimates->is_object()) {
     return std::nullopt;  // a damaged record reschedules (as Reconcile), it never crashes
   }
-  return ScheduleRecord{static_cast<int32_t>(replicas->as_int64()),
-                        std::string(placement->as_string()), std::string(estimates->as_string())};
+  ScheduleRecord record;
+  record.replicas = static_cast<int32_t>(replicas->as_int64());
+  record.placementHash = std::string(placement->as_string());
+  for (const auto& [cluster, n] : estimates->as_object()) {
+    if (!n.is_int64()) return std::nullopt;
+    record.estimates[std::string(cluster)] = n.as_int64();
+  }
+  if (const auto* failed = o.if_contains("failedOver")) {
+    if (!failed->is_array()) return std::nullopt;
+    for (const auto& c : failed->as_array()) {
+      if (!c.is_string()) return std::nullopt;
+      record.failedOver.emplace_back(c.as_string());
+    }
+  }
+  return record;
 }
+
+namespace {
+
+const api::FederatedCluster* findCluster(const std::vector<api::FederatedCluster>& clusters,
+                                         const std::string& name) {
+  auto it = std::find_if(clusters.begin(), clusters.end(), [&](const api::FederatedCluster& c) {
+    return c.metadata.name == name;
+  });
+  return it == clusters.end() ? nullptr : &*it;
+}
+
+// A cluster an estimate was lifted from, or raised for: it can run more than the last result
+// assumed.
+bool estimateLifted(const std::map<std::string, int64_t>& before,
+                    const std::map<std::string, int64_t>& after) {
+  for (const auto& [cluster, n] : before) {
+    auto it = after.find(cluster);
+    if (it == after.end() || it->second > n) return true;
+  }
+  return false;
+}
+
+void addUnique(std::vector<std::string>& list, const std::string& name) {
+  if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+}
+
+}  // namespace
 
 ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
                                 const std::optional<ScheduleRecord>& last,
                                 const std::vector<api::FederatedCluster>& clusters,
-                                api::Clock::time_point now,
-                                std::chrono::nanoseconds clusterNotReadyFor) {
+                                api::Clock::time_point now, const FailoverPolicy& failover) {
   ScheduleDecision d;
   if (!last) {
     const bool annotated = binding.metadata.annotations.count(kScheduleRecordAnnotation) > 0;
@@ -97,6 +142,13 @@ ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
     d.reason = annotated ? "the schedule record is unreadable" : "not scheduled yet";
     if (!binding.spec.clusters.empty() && !annotated) d.reason = "no record of the last schedule";
     return d;
+  }
+  // Clusters failed away from stay on the list while they are not Ready (and still exist); a
+  // result written when one is Ready again drops it: with Rebalance that result is the failback,
+  // with Never whatever schedule comes next.
+  for (const auto& name : last->failedOver) {
+    const auto* c = findCluster(clusters, name);
+    if (c && !c->metadata.deletionTimestamp && !isClusterReady(*c)) addUnique(d.failedOver, name);
   }
   const ScheduleRecord current = recordFor(binding);
   if (current.placementHash != last->placementHash) {
@@ -112,19 +164,20 @@ ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
   }
   for (const auto& target : binding.spec.clusters) {
     if (target.replicas <= 0) continue;
-    auto it = std::find_if(clusters.begin(), clusters.end(), [&](const api::FederatedCluster& c) {
-      return c.metadata.name == target.name;
-    });
-    if (it == clusters.end() || it->metadata.deletionTimestamp) {
+    const auto* c = findCluster(clusters, target.name);
+    if (!c || c->metadata.deletionTimestamp) {
       d.failedClusters.push_back(target.name);
       continue;
     }
-    if (isClusterReady(*it)) continue;
-    const api::Condition* ready = api::findCondition(it->status.conditions, "Ready");
+    if (isClusterReady(*c)) continue;
+    const api::Condition* ready = api::findCondition(c->status.conditions, "Ready");
     const auto since = ready ? api::parseRfc3339(ready->lastTransitionTime) : std::nullopt;
     // Without a usable transition time there is no way to measure the grace period; waiting for
     // ever would strand the replicas, so the cluster counts as failed.
-    if (!since || now - *since >= clusterNotReadyFor) d.failedClusters.push_back(target.name);
+    if (!since || now - *since >= failover.clusterNotReadyFor) {
+      d.failedClusters.push_back(target.name);
+      if (c) addUnique(d.failedOver, target.name);
+    }
   }
   if (!d.failedClusters.empty()) {
     d.type = ScheduleType::kFailover;
@@ -132,16 +185,33 @@ ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
     for (const auto& c : d.failedClusters) d.reason += " " + c;
     return d;
   }
-  if (current.estimatesHash != last->estimatesHash) {
+  if (failover.failbackRebalance) {
+    std::string back;
+    for (const auto& name : last->failedOver) {
+      const auto* c = findCluster(clusters, name);
+      if (c && !c->metadata.deletionTimestamp && isClusterReady(*c)) back += " " + name;
+    }
+    if (!back.empty()) {
+      d.type = ScheduleType::kFailover;
+      d.rebalance = true;
+      d.reason = "failback: Ready again:" + back;
+      return d;
+    }
+  }
+  if (current.estimates != last->estimates) {
     d.type = ScheduleType::kMigration;
-    d.reason = "auto-migration estimates changed";
+    d.rebalance = estimateLifted(last->estimates, current.estimates);
+    d.reason = d.rebalance ? "auto-migration estimates lifted: rebalancing"
+                           : "auto-migration estimates changed";
   }
   return d;
 }
 
 api::ResourceBinding applyScheduleResult(const api::ResourceBinding& binding,
-                                         const ScheduleResult& result, ScheduleType type,
+                                         const ScheduleResult& result,
+                                         const ScheduleDecision& decision,
                                          api::Clock::time_point now) {
+  const ScheduleType type = decision.type;
   api::ResourceBinding out = binding;
   const std::string time = api::formatRfc3339(now);
   const int64_t generation = binding.metadata.generation;
@@ -158,7 +228,9 @@ api::ResourceBinding applyScheduleResult(const api::ResourceBinding& binding,
   for (const auto& [cluster, replicas] : result.placement) {
     out.spec.clusters.push_back({cluster, static_cast<int32_t>(replicas)});
   }
-  out.metadata.annotations[kScheduleRecordAnnotation] = encodeRecord(recordFor(binding));
+  ScheduleRecord record = recordFor(binding);
+  record.failedOver = decision.failedOver;
+  out.metadata.annotations[kScheduleRecordAnnotation] = encodeRecord(record);
   api::setCondition(out.status.conditions, "Scheduled", "True", "Success", "", generation, time);
   out.status.schedulerObservedGeneration = generation;
   out.status.lastScheduledTime = time;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,13 @@ const char* scheduleTypeName(ScheduleType type);
 struct ScheduleRecord {
   int32_t replicas = 0;
   std::string placementHash;  // policy reference and generation + defaulted placement
-  std::string estimatesHash;  // status.autoMigration.estimatedCapacity
+  // status.autoMigration.estimatedCapacity, as values: a lifted or raised estimate (the cluster
+  // can run more again) is told apart from a lowered one.
+  std::map<std::string, int64_t> estimates;
+  // Clusters whose replicas a FailoverSchedule moved away and that have not been failed back:
+  // when one is Ready again, failback (policy failover.failback: Rebalance) moves replicas back.
+  // Not derived from the binding (recordFor leaves it empty): carried from record to record.
+  std::vector<std::string> failedOver;
   bool operator==(const ScheduleRecord&) const = default;
 };
 inline constexpr const char* kScheduleRecordAnnotation = "flotilla.io/schedule-record";
@@ -36,18 +43,30 @@ struct ScheduleDecision {
   // Target clusters that are gone or NotReady for longer than the grace period; for a failover
   // they are removed from the current result before scheduling.
   std::vector<std::string> failedClusters;
+  // Plan toward the weighted desired distribution instead of keeping the current one
+  // (avoidDisruption alone never moves replicas back while the total is unchanged): set when an
+  // auto-migration estimate was lifted or raised, and for failback. The moves this causes are
+  // carried out make-before-break by the sync controller.
+  bool rebalance = false;
+  // The record's failedOver list after this decision's result is written.
+  std::vector<std::string> failedOver;
   std::string reason;  // one line, for logs and events
 };
 
+struct FailoverPolicy {
+  std::chrono::nanoseconds clusterNotReadyFor = std::chrono::seconds(60);
+  bool failbackRebalance = true;  // failover.failback: Rebalance (the default) or Never
+};
+
 // First: never scheduled (no record). Reconcile: placement or policy changed. Scale: replicas
-// changed. Failover: a target cluster is deleted or NotReady past `clusterNotReadyFor`.
-// Migration: auto-migration estimates changed. Otherwise none: status writes, the scheduler's own
-// writes and operator restarts do not reschedule.
+// changed. Failover: a target cluster is deleted or NotReady past `clusterNotReadyFor`, or
+// (failback, with rebalance) a cluster failed away from is Ready again. Migration: auto-migration
+// estimates changed (rebalance when one was lifted or raised). Otherwise none: status writes, the
+// scheduler's own writes and operator restarts do not reschedule.
 ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
                                 const std::optional<ScheduleRecord>& last,
                                 const std::vector<api::FederatedCluster>& clusters,
-                                api::Clock::time_point now,
-                                std::chrono::nanoseconds clusterNotReadyFor);
+                                api::Clock::time_point now, const FailoverPolicy& failover);
 
 // The binding as it should be after a scheduling attempt. On success spec.clusters becomes the
 // new placement (sorted by name) and the record annotation is updated; on failure spec.clusters
@@ -55,7 +74,8 @@ ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
 // and Scheduled=False explains why. Status: Scheduled condition, lastScheduledTime,
 // lastScheduleType, placementSummary, schedulerObservedGeneration, diagnosis.
 api::ResourceBinding applyScheduleResult(const api::ResourceBinding& binding,
-                                         const ScheduleResult& result, ScheduleType type,
+                                         const ScheduleResult& result,
+                                         const ScheduleDecision& decision,
                                          api::Clock::time_point now);
 
 }  // namespace flotilla::scheduler

@@ -32,19 +32,34 @@ std::vector<api::FederatedCluster> members() {
 }
 
 ScheduleDecision decide(const api::ResourceBinding& rb,
-                        const std::vector<api::FederatedCluster>& clusters) {
+                        const std::vector<api::FederatedCluster>& clusters,
+                        bool failbackRebalance = true) {
   auto it = rb.metadata.annotations.find(kScheduleRecordAnnotation);
   std::optional<ScheduleRecord> last;
   if (it != rb.metadata.annotations.end()) last = decodeRecord(it->second);
-  return decideSchedule(rb, last, clusters, kNow, seconds(60));
+  return decideSchedule(rb, last, clusters, kNow, {seconds(60), failbackRebalance});
 }
 
-// Schedules through the real scheduler and writes the result back, as the controller will.
-api::ResourceBinding scheduled(const api::ResourceBinding& rb, ScheduleType type) {
+// Schedules through the real scheduler and writes the result back, as the controller does.
+api::ResourceBinding scheduled(const api::ResourceBinding& rb, const ScheduleDecision& decision,
+                               const std::vector<api::FederatedCluster>& clusters = members()) {
   static const Profile profile = defaultProfile().value();
-  ScheduleResult r = scheduleUnit(profile, unitFromBinding(rb, false), members());
+  SchedulingUnit unit = unitFromBinding(rb, false);
+  for (const auto& failed : decision.failedClusters) unit.currentReplicas.erase(failed);
+  unit.rebalance = decision.rebalance;
+  ScheduleResult r = scheduleUnit(profile, unit, clusters);
   EXPECT_TRUE(r.ok()) << r.message;
-  return applyScheduleResult(rb, r, type, kNow);
+  return applyScheduleResult(rb, r, decision, kNow);
+}
+api::ResourceBinding scheduled(const api::ResourceBinding& rb, ScheduleType type) {
+  ScheduleDecision d;
+  d.type = type;
+  return scheduled(rb, d);
+}
+
+api::FederatedCluster notReady(api::FederatedCluster c, const char* since) {
+  c.status.conditions[0] = {"Ready", "False", 0, since, "ClusterNotReady", ""};
+  return c;
 }
 
 TEST(ScheduleTypeTest, FirstThenNothingOnUnrelatedUpdates) {
@@ -123,8 +138,9 @@ TEST(ScheduleTypeTest, FailedRescheduleKeepsThePreviousPlacement) {
   failed.outcome = ScheduleResult::Outcome::kNoClusterFit;
   failed.message = "0/3 clusters are available: 3 cluster(s) were not ready.";
   failed.verdicts = {{"member1", "ClusterReady", "cluster(s) were not ready"}};
-  api::ResourceBinding after =
-      applyScheduleResult(rb, failed, ScheduleType::kReconcile, kNow + seconds(5));
+  ScheduleDecision d;
+  d.type = ScheduleType::kReconcile;
+  api::ResourceBinding after = applyScheduleResult(rb, failed, d, kNow + seconds(5));
   EXPECT_EQ(after.spec.clusters, rb.spec.clusters);
   const api::Condition* c = api::findCondition(after.status.conditions, "Scheduled");
   ASSERT_NE(c, nullptr);
@@ -134,6 +150,111 @@ TEST(ScheduleTypeTest, FailedRescheduleKeepsThePreviousPlacement) {
   EXPECT_EQ(after.status.placementSummary, "member1=2 member2=2 member3=2");
   ASSERT_EQ(after.status.diagnosis.size(), 1u);
   EXPECT_EQ(after.status.diagnosis[0].plugin, "ClusterReady");
+}
+
+// Static weights 1:1:1 (auto-migration estimates cap static weights; dynamic weights use room).
+api::ResourceBinding weighted() {
+  api::ResourceBinding rb = binding();
+  api::ReplicaScheduling rs;
+  rs.type = "Divided";
+  rs.division = "Weighted";
+  api::ClusterPreference all;
+  all.targetCluster.clusterNames = {"*"};
+  all.weight = 1;
+  rs.weights = {all};
+  rb.spec.placement.replicaScheduling = rs;
+  return rb;
+}
+
+TEST(ScheduleTypeTest, LoweredEstimateMovesLittleLiftedEstimateRebalances) {
+  api::ResourceBinding rb = scheduled(weighted(), ScheduleType::kFirst);
+  ASSERT_EQ(rb.status.placementSummary, "member1=2 member2=2 member3=2");
+  rb.status.autoMigration = api::AutoMigrationStatus{{{"member1", 1}}, {}, ""};
+  ScheduleDecision d = decide(rb, members());
+  EXPECT_EQ(d.type, ScheduleType::kMigration);
+  EXPECT_FALSE(d.rebalance);
+  rb = scheduled(rb, d);
+  // One replica leaves member1; which cluster takes it is the planner's hash order.
+  EXPECT_EQ(rb.spec.clusters.size(), 3u);
+  EXPECT_EQ(rb.spec.clusters[0].replicas, 1);
+  EXPECT_EQ(decide(rb, members()).type, ScheduleType::kNone);
+
+  // The estimate lifted: the total is unchanged, so only a rebalance moves the replica back.
+  rb.status.autoMigration->estimatedCapacity.clear();
+  d = decide(rb, members());
+  EXPECT_EQ(d.type, ScheduleType::kMigration);
+  EXPECT_TRUE(d.rebalance);
+  rb = scheduled(rb, d);
+  EXPECT_EQ(rb.status.placementSummary, "member1=2 member2=2 member3=2");
+  EXPECT_EQ(decide(rb, members()).type, ScheduleType::kNone);
+
+  // Raised is lifted too; a lower estimate for another cluster in the same change still plans
+  // with it.
+  rb.status.autoMigration->estimatedCapacity = {{"member1", 1}};
+  rb = scheduled(rb, decide(rb, members()));
+  rb.status.autoMigration->estimatedCapacity = {{"member1", 2}, {"member2", 1}};
+  d = decide(rb, members());
+  EXPECT_TRUE(d.rebalance);
+  rb = scheduled(rb, d);
+  EXPECT_EQ(rb.status.placementSummary, "member1=2 member2=1 member3=3");
+}
+
+TEST(ScheduleTypeTest, FailoverThenFailbackRebalanceOrNever) {
+  for (const bool rebalance : {true, false}) {
+    SCOPED_TRACE(rebalance ? "Rebalance" : "Never");
+    api::ResourceBinding rb = scheduled(weighted(), ScheduleType::kFirst);
+    auto down = members();
+    down[2] = notReady(down[2], "2026-11-22T11:58:00Z");
+    ScheduleDecision d = decide(rb, down, rebalance);
+    ASSERT_EQ(d.type, ScheduleType::kFailover);
+    EXPECT_THAT(d.failedOver, ElementsAre("member3"));
+    rb = scheduled(rb, d, down);
+    EXPECT_EQ(rb.status.placementSummary, "member1=3 member2=3");
+    EXPECT_THAT(decodeRecord(rb.metadata.annotations[kScheduleRecordAnnotation])->failedOver,
+                ElementsAre("member3"));
+    // Still down: nothing to do; a scale meanwhile keeps the cluster on the list.
+    EXPECT_EQ(decide(rb, down, rebalance).type, ScheduleType::kNone);
+    rb.spec.replicas = 8;
+    d = decide(rb, down, rebalance);
+    EXPECT_EQ(d.type, ScheduleType::kScale);
+    rb = scheduled(rb, d, down);
+    EXPECT_EQ(rb.status.placementSummary, "member1=4 member2=4");
+    EXPECT_THAT(decodeRecord(rb.metadata.annotations[kScheduleRecordAnnotation])->failedOver,
+                ElementsAre("member3"));
+
+    // Ready again.
+    d = decide(rb, members(), rebalance);
+    if (!rebalance) {
+      EXPECT_EQ(d.type, ScheduleType::kNone);  // Never: the replicas stay where they are
+      rb.spec.replicas = 6;
+      d = decide(rb, members(), rebalance);
+      EXPECT_EQ(d.type, ScheduleType::kScale);
+      EXPECT_TRUE(d.failedOver.empty());  // ... and the cluster leaves the list
+      rb = scheduled(rb, d);
+      EXPECT_EQ(rb.status.placementSummary, "member1=3 member2=3");
+      continue;
+    }
+    EXPECT_EQ(d.type, ScheduleType::kFailover);
+    EXPECT_TRUE(d.rebalance);
+    EXPECT_EQ(d.reason, "failback: Ready again: member3");
+    rb = scheduled(rb, d);
+    EXPECT_EQ(rb.status.placementSummary, "member1=2 member2=3 member3=3");  // 8 over 3
+    EXPECT_TRUE(decodeRecord(rb.metadata.annotations[kScheduleRecordAnnotation])->failedOver.empty());
+    EXPECT_EQ(decide(rb, members(), rebalance).type, ScheduleType::kNone);
+  }
+}
+
+TEST(ScheduleTypeTest, RecordRoundTrips) {
+  ScheduleRecord r;
+  r.replicas = 6;
+  r.placementHash = "abc";
+  r.estimates = {{"member1", 1}};
+  r.failedOver = {"member3"};
+  EXPECT_EQ(decodeRecord(encodeRecord(r)), r);
+  EXPECT_EQ(decodeRecord(R"({"replicas":6,"placement":"abc","estimates":"old"})"), std::nullopt);
+  EXPECT_EQ(decodeRecord(R"({"replicas":6,"placement":"abc","estimates":{},"failedOver":[1]})"),
+            std::nullopt);
+  EXPECT_EQ(decodeRecord(R"({"replicas":6,"placement":"abc","estimates":null})"), std::nullopt);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ struct PolicyView {
   std::string profile;
   bool keepUnschedulable = false;
   nanoseconds clusterNotReadyFor{0};
+  bool failbackRebalance = true;
 };
 
 template <class T>
@@ -39,6 +40,7 @@ void readPolicy(const T& policy, PolicyView& view) {
     if (auto d = api::parseDuration(policy.spec.failover->clusterNotReadyFor))
       view.clusterNotReadyFor = *d;
   }
+  if (policy.spec.failover) view.failbackRebalance = policy.spec.failover->failback != "Never";
 }
 
 // Sets the fields the scheduler owns (the Scheduled condition, schedulerObservedGeneration,
@@ -92,8 +94,20 @@ SchedulerController::SchedulerController(kube::RestClient& host,
 SchedulerController::~SchedulerController() { stop(); }
 
 void SchedulerController::watch() {
+  // The clusters a binding is placed on, and those its replicas were failed over from (the
+  // schedule record's failedOver): a readiness change of either concerns it.
   informers_.bindings.addIndex(kClusterIndex, [](const json::object& o) {
     std::vector<std::string> names;
+    if (const auto* meta = o.if_contains("metadata"); meta && meta->is_object()) {
+      const auto* annotations = meta->as_object().if_contains("annotations");
+      const auto* record = annotations && annotations->is_object()
+                               ? annotations->as_object().if_contains(fs::kScheduleRecordAnnotation)
+                               : nullptr;
+      if (record && record->is_string()) {
+        if (auto decoded = fs::decodeRecord(std::string(record->as_string())))
+          names = std::move(decoded->failedOver);
+      }
+    }
     const auto* spec = o.if_contains("spec");
     const auto* clusters =
         spec && spec->is_object() ? spec->as_object().if_contains("clusters") : nullptr;
@@ -316,6 +330,7 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   }
   if (policy.clusterNotReadyFor <= nanoseconds(0))
     policy.clusterNotReadyFor = options_.defaultClusterNotReadyFor;
+  fs::FailoverPolicy failover{policy.clusterNotReadyFor, policy.failbackRebalance};
 
   const auto fleetNow = fleet();
   std::optional<fs::ScheduleRecord> last;
@@ -323,7 +338,7 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
       it != rb.metadata.annotations.end())
     last = fs::decodeRecord(it->second);
   const auto decision =
-      fs::decideSchedule(rb, last, fleetNow->clusters, now, policy.clusterNotReadyFor);
+      fs::decideSchedule(rb, last, fleetNow->clusters, now, failover);
   if (decision.type == fs::ScheduleType::kNone) {
     // The placement is current but its status is not (an operator killed between the spec and
     // the status write): say what is placed, without rescheduling.
@@ -377,12 +392,13 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   } else {
     auto unit = fs::unitFromBinding(rb, policy.keepUnschedulable);
     for (const auto& failed : decision.failedClusters) unit.currentReplicas.erase(failed);
+    unit.rebalance = decision.rebalance;
     fs::ScheduleOptions scheduleOptions;
     scheduleOptions.extenders = extenderClient.get();
     result = fs::scheduleUnit(*profile, unit, *fleetNow->snapshot, scheduleOptions);
   }
 
-  api::ResourceBinding updated = fs::applyScheduleResult(rb, result, decision.type, now);
+  api::ResourceBinding updated = fs::applyScheduleResult(rb, result, decision, now);
   json::object latest = *cached;
   const bool specChanged = updated.spec.clusters != rb.spec.clusters ||
                            updated.metadata.annotations != rb.metadata.annotations;

@@ -27,6 +27,9 @@ struct SchedulingUnit {
   ReplicaMap currentReplicas;    // the previous result still in force
   ReplicaMap estimatedCapacity;  // from auto-migration
   bool keepUnschedulableReplicas = false;
+  // Plan the weighted desired distribution instead of moving as little as possible from the
+  // current one (ScheduleDecision::rebalance: an estimate lifted, a failback).
+  bool rebalance = false;
 
   // Divided replicas whose clusters' room is a limit: Aggregated division, or Weighted division
   // with dynamic weights (no `weights`). Static weights are intent; auto-migration handles

@@ -169,6 +169,10 @@ PlannerResult planWeighted(const PlannerInput& in) {
     result.overflowKept = true;
     return result;
   }
+  if (in.rebalance) {
+    return finish(prefs, desired.plan, desired.overflow, desired.remaining,
+                  in.keepUnschedulableReplicas);
+  }
   int64_t currentTotal = 0;
   std::vector<int64_t> plan = currentOkReplicas(prefs, in, &currentTotal);
   int64_t desiredTotal = 0;

@@ -36,6 +36,11 @@ struct PlannerInput {
   std::string key;               // "namespace/name": spreads ties differently per workload
   bool avoidDisruption = true;
   bool keepUnschedulableReplicas = false;
+  // With avoidDisruption: this once, return the desired plan instead of moving from the current
+  // replicas (a lifted estimate, a failback: the total is unchanged, so avoidDisruption alone
+  // would never move replicas back). Overflow is trimmed as with avoidDisruption. Weighted only:
+  // Aggregated packs onto the clusters already running the workload either way.
+  bool rebalance = false;
   Division division = Division::kWeighted;
 };
 

@@ -40,6 +40,7 @@ Status Divided::assign(CycleState& state, const SchedulingUnit& unit,
   in.currentReplicas = unit.currentReplicas;
   in.avoidDisruption = rs.avoidDisruption.value_or(true);
   in.keepUnschedulableReplicas = unit.keepUnschedulableReplicas;
+  in.rebalance = unit.rebalance;
   in.division = rs.division == "Aggregated" ? Division::kAggregated : Division::kWeighted;
   // Aggregated and dynamic weights: what a cluster can hold is a limit, not just a weight.
   const bool byCapacity = state.dividesByCapacity;
