@@ -153,7 +153,9 @@ BOOST_DESCRIBE_STRUCT(ResourceBindingSpec, (),
                        clusters))
 BOOST_DESCRIBE_STRUCT(AggregatedStatusItem, (),
                       (clusterName, applied, propagation, message, health, replicas, readyReplicas))
-BOOST_DESCRIBE_STRUCT(AutoMigrationStatus, (), (estimatedCapacity, scheduledReplicas, updatedAt))
+BOOST_DESCRIBE_STRUCT(AutoMigrationStatus, (),
+                      (estimatedCapacity, scheduledReplicas, updatedAt, estimatedAt,
+                       availableReplicas))
 BOOST_DESCRIBE_STRUCT(ClusterDiagnosis, (), (clusterName, plugin, reason))
 BOOST_DESCRIBE_STRUCT(ResourceBindingStatus, (),
                       (conditions, schedulerObservedGeneration, lastScheduledTime, lastScheduleType,

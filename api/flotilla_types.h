@@ -282,10 +282,17 @@ struct AggregatedStatusItem {
   int32_t readyReplicas = 0;
 };
 
+// Written by the automigration controller (DESIGN §4.4, §5): per cluster short of its desired
+// count, the replicas it can run. An estimate stays in force after the pending pods it came from
+// are gone, until the cluster's available replicas for this workload exceed availableReplicas
+// (what they were when the estimate was made) or capacityTTL has passed since estimatedAt.
 struct AutoMigrationStatus {
   std::map<std::string, int64_t> estimatedCapacity;
-  std::map<std::string, int64_t> scheduledReplicas;
+  std::map<std::string, int64_t> scheduledReplicas;  // pods of the newest ReplicaSet scheduled
   std::string updatedAt;
+  std::map<std::string, std::string> estimatedAt;       // RFC 3339, per estimate
+  std::map<std::string, int64_t> availableReplicas;     // the cluster's, when estimated
+  bool operator==(const AutoMigrationStatus&) const = default;
 };
 
 struct ClusterDiagnosis {
