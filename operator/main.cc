@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "controllers/automigration/automigration_controller.h"
 #include "controllers/binding/binding_controller.h"
 #include "controllers/cluster/cluster_controller.h"
 #include "controllers/cluster/member_registry.h"
@@ -207,8 +208,11 @@ int main(int argc, char** argv) {
   auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
   binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
 
+  ctl::sync::SyncControllerOptions syncOptions;
+  syncOptions.gracefulMoveTimeout = options.gracefulMoveTimeout;
   ctl::sync::SyncController sync(manager->client(), manager->executor(),
-                                 {*federated, *bindings, *clusters}, members, recorder);
+                                 {*federated, *bindings, *clusters}, members, recorder,
+                                 syncOptions);
   auto& syncLoop = manager->addController("sync", sync, controllerOptions());
   sync.watch(syncLoop, *federated, *bindings, *clusters);
 
@@ -217,17 +221,36 @@ int main(int argc, char** argv) {
   auto& statusLoop = manager->addController("status", status, controllerOptions());
   status.watch(statusLoop, *federated, *bindings, *deployments, *clusters);
 
+  ctl::automigration::AutoMigrationController autoMigration(
+      manager->client(), manager->executor(), {*bindings, *policies, *clusterPolicies, *clusters},
+      members);
+  auto& autoMigrationLoop = manager->addController("automigration", autoMigration,
+                                                   controllerOptions());
+  autoMigration.watch(autoMigrationLoop, *bindings, *clusters);
+
   // What happens on members reaches the controllers through their queues. Member status churn
   // is coalesced: a burst of updates for one workload within 200 ms is one status reconcile.
   ctl::cluster::MemberEvents memberEvents;
   memberEvents.nodesOrPodsChanged = [&clusterLoop](const std::string& cluster) {
     clusterLoop.queue().add(cluster);
   };
-  memberEvents.deploymentChanged =
-      [&syncLoop, &statusLoop](const std::string&, const std::string& binding, bool specChanged) {
-        if (specChanged) syncLoop.queue().add(binding);
-        statusLoop.queue().addAfter(binding, std::chrono::milliseconds(200));
-      };
+  // Status-only changes matter to sync while a make-before-break move waits for new replicas.
+  memberEvents.deploymentChanged = [&syncLoop, &statusLoop, &bindings](
+                                       const std::string&, const std::string& binding,
+                                       bool specChanged) {
+    if (specChanged) {
+      syncLoop.queue().add(binding);
+    } else if (auto rb = bindings->store().get(binding); rb && ctl::sync::moveInProgress(*rb)) {
+      syncLoop.queue().addAfter(binding, std::chrono::milliseconds(200));
+    }
+    statusLoop.queue().addAfter(binding, std::chrono::milliseconds(200));
+  };
+  // A workload's pods (scheduled, unschedulable, gone): coalesced like status churn.
+  memberEvents.workloadPodChanged = [&autoMigration, &autoMigrationLoop](const std::string&,
+                                                                         const std::string& hash) {
+    for (const auto& key : autoMigration.bindingsWithHash(hash))
+      autoMigrationLoop.queue().addAfter(key, std::chrono::milliseconds(200));
+  };
   members.setEvents(std::move(memberEvents));
 
   ctl::scheduler::SchedulerControllerOptions schedulerOptions;

@@ -47,6 +47,9 @@ Member clusters:
                                     :NoExecute (default 60s)
 
 Controllers and logs:
+  --graceful-move-timeout DURATION  replicas moving between live clusters: the clusters losing
+                                    them wait this long at most for the new ones to become
+                                    available (make-before-break; default 10m)
   --workers N                       workers per controller (default 2)
   --log-format text|json            (default text; json carries controller and object key fields)
   --log-level debug|info|warn|error (default info)
@@ -137,6 +140,8 @@ const std::map<std::string, Setter>& setters() {
        intSetter("cluster-probe-threshold", &Options::clusterProbeThreshold)},
       {"cluster-failover-grace",
        durationSetter("cluster-failover-grace", &Options::clusterFailoverGrace)},
+      {"graceful-move-timeout",
+       durationSetter("graceful-move-timeout", &Options::gracefulMoveTimeout)},
       {"workers", intSetter("workers", &Options::workers)},
       {"enable-webhooks", boolSetter("enable-webhooks", &Options::enableWebhooks)},
       {"webhook-host", stringSetter(&Options::webhookHost)},

@@ -35,6 +35,7 @@ struct Options {
   std::chrono::nanoseconds clusterProbeTimeout = std::chrono::seconds(5);
   int clusterProbeThreshold = 3;
   std::chrono::nanoseconds clusterFailoverGrace = std::chrono::seconds(60);
+  std::chrono::nanoseconds gracefulMoveTimeout = std::chrono::minutes(10);
   // Admission webhooks (DESIGN §6): served by every replica, leader or not.
   bool enableWebhooks = true;
   std::string webhookHost = "0.0.0.0";

@@ -12,6 +12,15 @@ kube::InformerOptions managedOnly(kube::InformerOptions options) {
   return options;
 }
 
+std::vector<std::string> bindingHashOf(const boost::json::object& o) {
+  const auto* meta = o.if_contains("metadata");
+  const auto* labels = meta && meta->is_object() ? meta->as_object().if_contains("labels") : nullptr;
+  const auto* hash =
+      labels && labels->is_object() ? labels->as_object().if_contains(kBindingLabel) : nullptr;
+  if (!hash || !hash->is_string()) return {};
+  return {std::string(hash->as_string())};
+}
+
 int64_t generationOf(const boost::json::object& o) {
   const auto* meta = o.if_contains("metadata");
   const auto* g = meta && meta->is_object() ? meta->as_object().if_contains("generation") : nullptr;
@@ -32,7 +41,8 @@ class AsioMemberConnection final : public MemberConnection {
         client_(std::move(client)),
         nodes_(*client_, resources::kNodes, informerOptions),
         pods_(*client_, resources::kPods, informerOptions),
-        deployments_(*client_, resources::kDeployments, managedOnly(informerOptions)) {
+        deployments_(*client_, resources::kDeployments, managedOnly(informerOptions)),
+        replicaSets_(*client_, resources::kReplicaSets, managedOnly(informerOptions)) {
     // Every change of a node or pod can change what the member has available; the cluster
     // controller's queue de-duplicates bursts.
     kube::EventHandler handler;
@@ -46,6 +56,20 @@ class AsioMemberConnection final : public MemberConnection {
     handler.onDelete = [changed](const kube::ObjectPtr&, bool) { changed(); };
     nodes_.addHandler(handler);
     pods_.addHandler(handler);
+    pods_.addIndex(kBindingHashIndex, bindingHashOf);
+    replicaSets_.addIndex(kBindingHashIndex, bindingHashOf);
+    // Pods of Flotilla's workloads, for auto-migration (PodScheduled changes).
+    kube::EventHandler ph;
+    auto podChanged = [cluster = name_, f = events.workloadPodChanged](const kube::ObjectPtr& o) {
+      if (!f) return;
+      for (const auto& hash : bindingHashOf(*o)) f(cluster, hash);
+    };
+    ph.onAdd = podChanged;
+    ph.onUpdate = [podChanged](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+      if (a != b) podChanged(b);
+    };
+    ph.onDelete = [podChanged](const kube::ObjectPtr& o, bool) { podChanged(o); };
+    pods_.addHandler(ph);
 
     deployments_.addIndex(kBindingIndex, [](const boost::json::object& o) {
       std::vector<std::string> keys;
@@ -68,12 +92,14 @@ class AsioMemberConnection final : public MemberConnection {
     nodes_.start(executor_);
     pods_.start(executor_);
     deployments_.start(executor_);
+    replicaSets_.start(executor_);
   }
   ~AsioMemberConnection() override {
     signalStop();
     nodes_.join();
     pods_.join();
     deployments_.join();
+    replicaSets_.join();
   }
 
   // Ends the watches without waiting; joining happens in the destructor. Stopping every member
@@ -82,6 +108,7 @@ class AsioMemberConnection final : public MemberConnection {
     nodes_.stop();
     pods_.stop();
     deployments_.stop();
+    replicaSets_.stop();
   }
 
   const std::string& name() const override { return name_; }
@@ -90,8 +117,10 @@ class AsioMemberConnection final : public MemberConnection {
   const kube::SharedInformer& nodes() const override { return nodes_; }
   const kube::SharedInformer& pods() const override { return pods_; }
   const kube::SharedInformer& deployments() const override { return deployments_; }
+  const kube::SharedInformer& replicaSets() const override { return replicaSets_; }
   bool synced() const override {
-    return nodes_.hasSynced() && pods_.hasSynced() && deployments_.hasSynced();
+    return nodes_.hasSynced() && pods_.hasSynced() && deployments_.hasSynced() &&
+           replicaSets_.hasSynced();
   }
   boost::asio::any_io_executor executor() override { return executor_; }
 
@@ -103,6 +132,7 @@ class AsioMemberConnection final : public MemberConnection {
   kube::SharedInformer nodes_;
   kube::SharedInformer pods_;
   kube::SharedInformer deployments_;
+  kube::SharedInformer replicaSets_;
 };
 
 AsioMemberRegistry::AsioMemberRegistry(boost::asio::any_io_executor executor,

@@ -32,11 +32,16 @@ class MemberConnection {
   // The Deployments Flotilla manages on the member (label flotilla.io/managed-by=flotilla), with
   // the index kBindingIndex: the binding key ("ns/name") each belongs to.
   virtual const kube::SharedInformer& deployments() const = 0;
+  // The ReplicaSets of those Deployments (their pod template carries Flotilla's labels, and a
+  // ReplicaSet copies them), with the index kBindingHashIndex (the flotilla.io/binding label).
+  // The pods() informer has the same index, for the pods of Flotilla's workloads.
+  virtual const kube::SharedInformer& replicaSets() const = 0;
   virtual bool synced() const = 0;
   virtual boost::asio::any_io_executor executor() = 0;
 };
 
 inline constexpr const char* kBindingIndex = "binding";
+inline constexpr const char* kBindingHashIndex = "binding-hash";
 
 // What happens on members, for the controllers that act on it. Called on the I/O thread: enqueue
 // and return.
@@ -46,6 +51,9 @@ struct MemberEvents {
   // updates.
   std::function<void(const std::string& cluster, const std::string& binding, bool specChanged)>
       deploymentChanged;
+  // A pod of a Flotilla workload changed; `bindingHash` is its flotilla.io/binding label (the
+  // hash of the binding key: controllers/common/managed.h).
+  std::function<void(const std::string& cluster, const std::string& bindingHash)> workloadPodChanged;
 };
 
 class MemberRegistry {

@@ -21,6 +21,7 @@ const kube::ResourceId kDeployments{"apps", "v1", "deployments", true, "Deployme
 const kube::ResourceId kSecrets{"", "v1", "secrets", true, "Secret"};
 const kube::ResourceId kNodes{"", "v1", "nodes", false, "Node"};
 const kube::ResourceId kPods{"", "v1", "pods", true, "Pod"};
+const kube::ResourceId kReplicaSets{"apps", "v1", "replicasets", true, "ReplicaSet"};
 const kube::ResourceId kNamespaces{"", "v1", "namespaces", false, "Namespace"};
 }  // namespace resources
 

@@ -24,6 +24,7 @@ extern const kube::ResourceId kResourceBindings;
 extern const kube::ResourceId kSchedulingProfiles;
 extern const kube::ResourceId kSchedulerExtenders;
 extern const kube::ResourceId kDeployments;
+extern const kube::ResourceId kReplicaSets;
 extern const kube::ResourceId kSecrets;
 extern const kube::ResourceId kNodes;
 extern const kube::ResourceId kPods;

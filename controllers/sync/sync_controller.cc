@@ -11,6 +11,7 @@
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
 #include "controllers/sync/member_object.h"
+#include "controllers/sync/move.h"
 
 namespace flotilla::controllers::sync {
 
@@ -284,18 +285,59 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                                 scheduledCondition->status == "True" &&
                                 rb->status.schedulerObservedGeneration >= rb->metadata.generation;
 
-  bool retry = false;
-  std::vector<ClusterOutcome> outcomes;
+  // Make-before-break: what each cluster holds while replicas move (move.h), from the member
+  // Deployments cached for this binding.
+  std::vector<MoveCluster> moveInput;
+  auto describe = [&](const std::string& cluster, int32_t desired) {
+    MoveCluster m{cluster, desired, std::nullopt, 0, false};
+    auto member = members_.get(cluster);
+    if (!member || !member->synced() || !readyProblem(cluster).empty()) return m;
+    m.reachable = true;
+    if (auto live = member->deployments().store().get(key); live && managedFor(*live, key)) {
+      auto d = fromObject<api::Deployment>(live);
+      if (d) {
+        m.live = d->spec.replicas.value_or(1);
+        m.available = d->status.availableReplicas;
+      }
+    }
+    return m;
+  };
   std::set<std::string> targets;
   for (const auto& t : rb->spec.clusters) {
     targets.insert(t.name);
-    outcomes.push_back(syncCluster(*fd, key, t.name, t.replicas, &retry));
+    moveInput.push_back(describe(t.name, t.replicas));
   }
-  // Clusters no longer targeted: remove what Flotilla put there for this binding, and only that.
+  if (placementCurrent) {
+    for (const auto& cluster : members_.names())
+      if (!targets.count(cluster)) moveInput.push_back(describe(cluster, 0));
+  }
+  const auto now = options_.wallClock();
+  std::optional<nanoseconds> moveLeft;
+  if (placementCurrent) {
+    if (auto at = api::parseRfc3339(rb->status.lastScheduledTime))
+      moveLeft = duration_cast<nanoseconds>(options_.gracefulMoveTimeout - (now - *at));
+  }
+  // Until the placement's status is written there is no time to measure from: nothing is given
+  // up early (the status write follows the spec write at once).
+  const MovePlan move = planMove(moveInput, moveLeft && *moveLeft <= nanoseconds(0));
+
+  bool retry = false;
+  std::vector<ClusterOutcome> outcomes;
+  for (const auto& t : rb->spec.clusters) {
+    outcomes.push_back(syncCluster(*fd, key, t.name, move.replicas.at(t.name), &retry));
+  }
+  // Clusters no longer targeted: remove what Flotilla put there for this binding, and only that
+  // (once a move away from a live cluster no longer needs its replicas).
   for (const auto& cluster : members_.names()) {
     if (targets.count(cluster) || !placementCurrent) continue;
     auto member = members_.get(cluster);
     if (!member) continue;
+    if (auto held = move.held.find(cluster); held != move.held.end()) {
+      auto outcome = syncCluster(*fd, key, cluster, held->second, &retry);
+      outcome.target = false;
+      if (outcome.propagation != propagation::kOK) outcomes.push_back(outcome);
+      continue;
+    }
     for (const auto& o : member->deployments().store().byIndex(cluster::kBindingIndex, key)) {
       if (!managedFor(*o, key)) continue;
       kube::DeleteOptions options;
@@ -317,7 +359,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     if (o.propagation == kUndecided)
       return kube::ReconcileResult{false, duration_cast<nanoseconds>(std::chrono::seconds(1))};
   }
-  const std::string now = api::formatRfc3339(options_.wallClock());
+  const std::string nowText = api::formatRfc3339(now);
+  const std::string moving = describeHeld(move, moveInput);
   // Events for clusters whose state turned into a failure.
   {
     std::map<std::string, std::string> was;
@@ -339,12 +382,22 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                                if (current->metadata.generation != rb->metadata.generation)
                                  return false;
                                const json::value status =
-                                   api::encode(syncStatus(*current, outcomes, now));
+                                   api::encode(syncStatus(*current, outcomes, nowText, moving));
                                if (sameStatus(object, status)) return false;
                                object["status"] = status;
                                return true;
                              });
   if (!written) return retryOnConflict(written.error());
+  if (move.moving()) {
+    // Member status events bring the binding back as the new replicas become available (the
+    // operator routes them here while FullyApplied says MoveInProgress); the timeout is the
+    // backstop.
+    log::info(kName, key, "make-before-break: " + moving);
+    nanoseconds after = moveLeft ? std::max(*moveLeft, nanoseconds(0)) + milliseconds(100)
+                                 : duration_cast<nanoseconds>(seconds(1));
+    if (retry) after = std::min(after, duration_cast<nanoseconds>(options_.retryNotReady));
+    return kube::ReconcileResult{false, after};
+  }
   if (retry)
     return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
   return kube::ReconcileResult{};

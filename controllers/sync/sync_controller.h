@@ -23,6 +23,9 @@ struct Informers {
 
 struct SyncControllerOptions {
   std::chrono::nanoseconds retryNotReady = std::chrono::seconds(5);
+  // A make-before-break move that has not completed this long after its placement was written
+  // (status.lastScheduledTime) applies the new counts as they are (--graceful-move-timeout).
+  std::chrono::nanoseconds gracefulMoveTimeout = std::chrono::minutes(10);
   std::function<api::Clock::time_point()> wallClock = api::Clock::now;
 };
 

@@ -9,7 +9,7 @@ namespace flotilla::controllers::sync {
 
 api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
                                       const std::vector<ClusterOutcome>& outcomes,
-                                      const std::string& now) {
+                                      const std::string& now, const std::string& moving) {
   api::ResourceBindingStatus status = binding.status;
   std::map<std::string, api::AggregatedStatusItem> previous;
   for (const auto& item : status.aggregatedStatus) previous[item.clusterName] = item;
@@ -39,7 +39,10 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
   status.aggregatedStatus = std::move(items);
   if (anyTarget || !problems.empty()) {
     const int64_t generation = binding.metadata.generation;
-    if (problems.empty()) {
+    if (problems.empty() && !moving.empty()) {
+      api::setCondition(status.conditions, "FullyApplied", "False", kMoveInProgress,
+                        "moving replicas: " + moving, generation, now);
+    } else if (problems.empty()) {
       api::setCondition(status.conditions, "FullyApplied", "True", "FullyAppliedSuccess",
                         "the current template and replicas are applied on every target cluster",
                         generation, now);
@@ -49,6 +52,20 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
     }
   }
   return status;
+}
+
+bool moveInProgress(const boost::json::object& binding) {
+  const auto* status = binding.if_contains("status");
+  const auto* conditions =
+      status && status->is_object() ? status->as_object().if_contains("conditions") : nullptr;
+  if (!conditions || !conditions->is_array()) return false;
+  for (const auto& c : conditions->as_array()) {
+    if (!c.is_object()) continue;
+    const auto* type = c.as_object().if_contains("type");
+    const auto* reason = c.as_object().if_contains("reason");
+    if (type && *type == "FullyApplied" && reason && *reason == kMoveInProgress) return true;
+  }
+  return false;
 }
 
 }  // namespace flotilla::controllers::sync

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/json/object.hpp>
+
 #include "api/flotilla_types.h"
 
 namespace flotilla::controllers::sync {
@@ -31,8 +33,13 @@ struct ClusterOutcome {
 // non-targets whose removal failed. FullyApplied is True/FullyAppliedSuccess when every target is
 // OK and nothing failed to be removed, else False/FullyAppliedFailed with one "cluster:
 // Propagation: message" part per problem. Nothing is said while the binding has no targets.
+// When everything applied but a make-before-break move still holds replicas on clusters losing
+// them (`moving`: describeHeld), FullyApplied is False/MoveInProgress, "moving replicas: <moving>".
+inline constexpr const char* kMoveInProgress = "MoveInProgress";
 api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
                                       const std::vector<ClusterOutcome>& outcomes,
-                                      const std::string& now);
+                                      const std::string& now, const std::string& moving = "");
+// Whether the binding object's FullyApplied condition says a move is in progress.
+bool moveInProgress(const boost::json::object& binding);
 
 }  // namespace flotilla::controllers::sync
