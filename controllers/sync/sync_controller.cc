@@ -65,6 +65,23 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
   // A cluster whose readiness changed: retry (or report) the bindings placed on it. Status
   // writes that only move resources do not matter here.
   watchClusterReadiness(controller, clusters, bindings);
+  // ... and the bindings that still have a Deployment there although they no longer target it
+  // (replicas failed over while it was away): a returning member does not keep running them.
+  controller.watch(
+      clusters,
+      [this](const kube::ObjectPtr& fc) {
+        std::vector<std::string> keys;
+        auto member = members_.get(kube::objectKey(*fc));
+        if (!member) return keys;
+        for (const auto& o : member->deployments().store().list())
+          if (auto key = managingBinding(*o); !key.empty()) keys.push_back(std::move(key));
+        return keys;
+      },
+      kube::Predicate{nullptr,
+                      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+                        return readyStatus(*a) != readyStatus(*b);
+                      },
+                      nullptr});
 }
 
 std::string SyncController::readyProblem(const std::string& cluster) const {
@@ -332,6 +349,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     if (targets.count(cluster) || !placementCurrent) continue;
     auto member = members_.get(cluster);
     if (!member) continue;
+    // Unreachable (its replicas failed over): nothing can be removed there now, and the new
+    // placement does not wait for it; the readiness watch brings this binding back when the
+    // cluster returns, so the stale replicas go then.
+    if (!readyProblem(cluster).empty()) continue;
     if (auto held = move.held.find(cluster); held != move.held.end()) {
       auto outcome = syncCluster(*fd, key, cluster, held->second, &retry);
       outcome.target = false;
