@@ -63,6 +63,12 @@ TEST(DesiredMemberDeployment, TemplateReplicasAndOwnershipMarks) {
   EXPECT_EQ(o.at("spec").at("template").at("spec").at("containers").at(0).at("image"),
             "nginx:1.27");
   EXPECT_FALSE(o.contains("status"));
+  // The pods carry the marks too (auto-migration finds them by label), next to the user's.
+  const auto& podLabels = o.at("spec").at("template").at("metadata").at("labels").as_object();
+  EXPECT_EQ(podLabels.at("app"), "web");
+  EXPECT_EQ(podLabels.at(kManagedByLabel), "flotilla");
+  EXPECT_EQ(podLabels.at(kBindingLabel), json::value(bindingHash("demo/web")));
+  EXPECT_EQ(o.at("spec").at("selector"), json::parse(R"({"matchLabels":{"app":"web"}})"));
   EXPECT_TRUE(managedFor(o, "demo/web"));
   EXPECT_FALSE(managedFor(o, "demo/other"));
 }
