@@ -53,7 +53,13 @@ available_sum() {
 # $WORK/NAME.samples, until stop_sampler NAME.
 start_sampler() {
   (while :; do
-    available_sum "$1"
+    local m line="" total=0 n
+    for m in "${MEMBERS[@]}"; do
+      n=$(available_on "$m" "$1")
+      total=$((total + ${n:-0}))
+      line+=" $m=${n:-0}"
+    done
+    echo "$total $(date +%T.%N | cut -c1-12)$line"
     sleep 0.2
   done) >"$WORK/$2.samples" 2>/dev/null &
   echo $! >"$WORK/$2.sampler"

@@ -84,6 +84,22 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
                       nullptr});
 }
 
+void SyncController::rememberDeleted(const std::string& cluster, const std::string& key,
+                                     const std::string& uid) {
+  std::lock_guard lock(deletedMutex_);
+  deleted_[cluster + "/" + key] = uid;
+}
+
+bool SyncController::deletedYet(const std::string& cluster, const std::string& key,
+                                const std::string& uid) {
+  std::lock_guard lock(deletedMutex_);
+  auto it = deleted_.find(cluster + "/" + key);
+  if (it == deleted_.end()) return false;
+  if (it->second == uid) return true;
+  deleted_.erase(it);  // the cache has moved on (a new object, or none)
+  return false;
+}
+
 std::string SyncController::readyProblem(const std::string& cluster) const {
   const auto fc = informers_.clusters.store().get(cluster);
   if (!fc) return "cluster " + cluster + " is not registered";
@@ -310,7 +326,9 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     auto member = members_.get(cluster);
     if (!member || !member->synced() || !readyProblem(cluster).empty()) return m;
     m.reachable = true;
-    if (auto live = member->deployments().store().get(key); live && managedFor(*live, key)) {
+    auto live = member->deployments().store().get(key);
+    if (!live) deletedYet(cluster, key, "");  // gone from the cache: forget the deletion
+    if (live && managedFor(*live, key) && !deletedYet(cluster, key, uidOf(*live))) {
       auto d = fromObject<api::Deployment>(live);
       if (d) {
         m.live = d->spec.replicas.value_or(1);
@@ -370,6 +388,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
         retry = true;
         outcomes.push_back({cluster, propagation::kDeletionFailed, gone.error().message, false});
       } else {
+        rememberDeleted(cluster, key, uidOf(*o));
         log::info(kName, key, "removed the Deployment from " + cluster + " (no longer targeted)");
         outcomes.push_back({cluster, propagation::kOK, "", false});
       }

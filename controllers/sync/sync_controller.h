@@ -4,6 +4,9 @@
 // FullyApplied on the binding, and the cleanup finalizer of the FederatedDeployment.
 #pragma once
 
+#include <map>
+#include <mutex>
+
 #include <boost/asio/any_io_executor.hpp>
 #include <functional>
 
@@ -51,6 +54,14 @@ class SyncController final : public kube::Reconciler {
   cluster::MemberRegistry& members_;
   kube::EventRecorder& events_;
   SyncControllerOptions options_;
+  // Member Deployments this process deleted whose deletion its caches may not have seen yet
+  // ("cluster/ns/name" -> uid): client-go's expectations. A move must not count the replicas of
+  // an object that is gone as available. Only an aid against cache lag: a restarted process
+  // starts with fresh caches and needs none of it.
+  std::mutex deletedMutex_;
+  std::map<std::string, std::string> deleted_;
+  void rememberDeleted(const std::string& cluster, const std::string& key, const std::string& uid);
+  bool deletedYet(const std::string& cluster, const std::string& key, const std::string& uid);
 };
 
 }  // namespace flotilla::controllers::sync
