@@ -183,9 +183,16 @@ api::Result<kube::ReconcileResult> ClusterController::finalize(const api::Federa
       if (list) {
         cleaned = true;
         for (const auto& item : list->items) {
-          const auto& meta = item.at("metadata").as_object();
-          const std::string ns(meta.at("namespace").as_string());
-          const std::string n(meta.at("name").as_string());
+          // What a member answers is outside data: an item without a name is skipped, never
+          // an exception out of the reconcile.
+          const auto* meta = item.if_contains("metadata");
+          const auto* nsv = meta && meta->is_object() ? meta->as_object().if_contains("namespace")
+                                                      : nullptr;
+          const auto* nv =
+              meta && meta->is_object() ? meta->as_object().if_contains("name") : nullptr;
+          if (!nsv || !nsv->is_string() || !nv || !nv->is_string()) continue;
+          const std::string ns(nsv->as_string());
+          const std::string n(nv->as_string());
           auto gone = await(member->executor(),
                             member->client().remove(resources::kDeployments, ns, n, {}));
           if (!gone && gone.error().code != 404) cleaned = false;
