@@ -234,13 +234,14 @@ int main(int argc, char** argv) {
   memberEvents.nodesOrPodsChanged = [&clusterLoop](const std::string& cluster) {
     clusterLoop.queue().add(cluster);
   };
-  // Status-only changes matter to sync while a make-before-break move waits for new replicas.
+  // Status-only changes matter to sync while a binding is not fully applied (a make-before-break
+  // move waits for new replicas to become available).
   memberEvents.deploymentChanged = [&syncLoop, &statusLoop, &bindings](
                                        const std::string&, const std::string& binding,
                                        bool specChanged) {
     if (specChanged) {
       syncLoop.queue().add(binding);
-    } else if (auto rb = bindings->store().get(binding); rb && ctl::sync::moveInProgress(*rb)) {
+    } else if (auto rb = bindings->store().get(binding); rb && !ctl::sync::fullyApplied(*rb)) {
       syncLoop.queue().addAfter(binding, std::chrono::milliseconds(200));
     }
     statusLoop.queue().addAfter(binding, std::chrono::milliseconds(200));

@@ -151,6 +151,18 @@ ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
     if (c && !c->metadata.deletionTimestamp && !isClusterReady(*c)) addUnique(d.failedOver, name);
   }
   const ScheduleRecord current = recordFor(binding);
+  // A failback that is due and an estimate lifted are honoured by whatever schedule happens
+  // now (a scale at the same moment must not swallow them: the record written with its result
+  // no longer names the returning cluster nor the old estimate).
+  std::string back;
+  if (failover.failbackRebalance) {
+    for (const auto& name : last->failedOver) {
+      const auto* c = findCluster(clusters, name);
+      if (c && !c->metadata.deletionTimestamp && isClusterReady(*c)) back += " " + name;
+    }
+  }
+  const bool lifted = estimateLifted(last->estimates, current.estimates);
+  d.rebalance = lifted || !back.empty();
   if (current.placementHash != last->placementHash) {
     d.type = ScheduleType::kReconcile;
     d.reason = "placement or policy changed";
@@ -185,23 +197,14 @@ ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
     for (const auto& c : d.failedClusters) d.reason += " " + c;
     return d;
   }
-  if (failover.failbackRebalance) {
-    std::string back;
-    for (const auto& name : last->failedOver) {
-      const auto* c = findCluster(clusters, name);
-      if (c && !c->metadata.deletionTimestamp && isClusterReady(*c)) back += " " + name;
-    }
-    if (!back.empty()) {
-      d.type = ScheduleType::kFailover;
-      d.rebalance = true;
-      d.reason = "failback: Ready again:" + back;
-      return d;
-    }
+  if (!back.empty()) {
+    d.type = ScheduleType::kFailover;
+    d.reason = "failback: Ready again:" + back;
+    return d;
   }
   if (current.estimates != last->estimates) {
     d.type = ScheduleType::kMigration;
-    d.rebalance = estimateLifted(last->estimates, current.estimates);
-    d.reason = d.rebalance ? "auto-migration estimates lifted: rebalancing"
+    d.reason = lifted ? "auto-migration estimates lifted: rebalancing"
                            : "auto-migration estimates changed";
   }
   return d;

@@ -46,7 +46,8 @@ struct ScheduleDecision {
   // Plan toward the weighted desired distribution instead of keeping the current one
   // (avoidDisruption alone never moves replicas back while the total is unchanged): set when an
   // auto-migration estimate was lifted or raised, and for failback. The moves this causes are
-  // carried out make-before-break by the sync controller.
+  // carried out make-before-break by the sync controller. Set with any schedule type when a
+  // failback is due or an estimate was lifted, so a scale at the same moment does not lose them.
   bool rebalance = false;
   // The record's failedOver list after this decision's result is written.
   std::vector<std::string> failedOver;

@@ -244,6 +244,37 @@ TEST(ScheduleTypeTest, FailoverThenFailbackRebalanceOrNever) {
   }
 }
 
+TEST(ScheduleTypeTest, AScaleAtTheMomentOfFailbackStillFailsBack) {
+  api::ResourceBinding rb = scheduled(weighted(), ScheduleType::kFirst);
+  auto down = members();
+  down[2] = notReady(down[2], "2026-11-22T11:58:00Z");
+  rb = scheduled(rb, decide(rb, down), down);
+  ASSERT_EQ(rb.status.placementSummary, "member1=3 member2=3");
+  rb.spec.replicas = 9;  // scaled as member3 returns
+  ScheduleDecision d = decide(rb, members());
+  EXPECT_EQ(d.type, ScheduleType::kScale);
+  EXPECT_TRUE(d.rebalance);
+  EXPECT_TRUE(d.failedOver.empty());
+  rb = scheduled(rb, d);
+  EXPECT_EQ(rb.status.placementSummary, "member1=3 member2=3 member3=3");
+  // Never: the scale leaves member3 out, and the list forgets it.
+  api::ResourceBinding never = scheduled(weighted(), ScheduleType::kFirst);
+  never = scheduled(never, decide(never, down, false), down);
+  never.spec.replicas = 9;
+  d = decide(never, members(), false);
+  EXPECT_FALSE(d.rebalance);
+  EXPECT_TRUE(d.failedOver.empty());
+  // An estimate lifted at the moment of a scale rebalances too.
+  api::ResourceBinding est = scheduled(weighted(), ScheduleType::kFirst);
+  est.status.autoMigration = api::AutoMigrationStatus{{{"member1", 1}}, {}, ""};
+  est = scheduled(est, decide(est, members()));
+  est.status.autoMigration.reset();
+  est.spec.replicas = 9;
+  d = decide(est, members());
+  EXPECT_EQ(d.type, ScheduleType::kScale);
+  EXPECT_TRUE(d.rebalance);
+}
+
 TEST(ScheduleTypeTest, RecordRoundTrips) {
   ScheduleRecord r;
   r.replicas = 6;

@@ -79,15 +79,20 @@ Decision decide(const std::optional<api::AutoMigrationStatus>& previous,
       if (it != previous->estimatedAt.end()) return api::parseRfc3339(it->second);
       return api::parseRfc3339(previous->updatedAt);
     }();
-    if (!at || now - *at >= settings.capacityTTL) continue;
+    if (!at || now - *at >= settings.capacityTTL) continue;  // lifted: the scheduler probes upward
+    keep(c.name, *before);
     if (c.availableReplicas) {
+      // The cluster grew: the estimate is raised by what it can run more than when it was made
+      // (not lifted altogether: a cluster that grew by one replica takes one more, instead of the
+      // whole weighted share that would go pending and migrate away again). Without a recorded
+      // baseline, by what it can run now.
       auto base = previous->availableReplicas.find(c.name);
-      if (base == previous->availableReplicas.end() || *c.availableReplicas > base->second) {
-        // Without a recorded baseline, only room for more replicas than the estimate lifts it.
-        if (base != previous->availableReplicas.end() || *c.availableReplicas > 0) continue;
+      const int64_t was = base == previous->availableReplicas.end() ? 0 : base->second;
+      if (*c.availableReplicas > was) {
+        next.estimatedCapacity[c.name] = *before + (*c.availableReplicas - was);
+        next.availableReplicas[c.name] = *c.availableReplicas;
       }
     }
-    keep(c.name, *before);
     if (c.observed) next.scheduledReplicas[c.name] = c.pods.size() - unschedulable;
     soonest(out.requeueAfter, settings.capacityTTL - (now - *at));
   }

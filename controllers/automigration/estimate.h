@@ -54,8 +54,9 @@ struct Decision {
 //   is max(desired, pods) - unschedulable, written only when it is below `desired` (the cluster
 //   is short of its count); its time and the cluster's available replicas are remembered.
 // - Otherwise an existing estimate stays in force (its pending pods are gone because replicas
-//   moved away, not because the cluster grew) until the cluster's available replicas exceed those
-//   remembered, or capacityTTL has passed: then it is lifted and the scheduler probes upward.
+//   moved away, not because the cluster grew). When the cluster's available replicas exceed those
+//   remembered it is raised by the difference (and the new value remembered); when capacityTTL
+//   has passed it is lifted and the scheduler probes upward.
 // Estimates of clusters that left the fleet are dropped. updatedAt changes only with the
 // estimates; nothing else moves when nothing changed.
 Decision decide(const std::optional<api::AutoMigrationStatus>& previous,

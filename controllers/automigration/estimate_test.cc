@@ -67,10 +67,21 @@ TEST(EstimateTest, EstimateOutlivesItsPodsUntilTheClusterGrowsOrTheTtl) {
   auto unknown = decide(first.status, {view("member1", 1, pods(1, 0, kT0), std::nullopt)},
                         kSettings, t1 + seconds(30));
   EXPECT_EQ(*unknown.status, *first.status);
-  // The cluster grew: lifted, no status left.
+  // The cluster grew by one replica: raised by one (and the new room remembered), its clock
+  // unchanged; the scheduler rebalances with the higher cap.
   auto grown = decide(first.status, {view("member1", 1, pods(1, 0, kT0), 2)}, kSettings,
                       t1 + seconds(30));
-  EXPECT_FALSE(grown.status);
+  ASSERT_TRUE(grown.status);
+  EXPECT_EQ(grown.status->estimatedCapacity.at("member1"), 2);
+  EXPECT_EQ(grown.status->availableReplicas.at("member1"), 2);
+  EXPECT_EQ(grown.status->estimatedAt, first.status->estimatedAt);
+  EXPECT_EQ(grown.status->updatedAt, api::formatRfc3339(t1 + seconds(30)));
+  // No further growth: the same estimate (only scheduledReplicas follows the pods).
+  auto same = decide(grown.status, {view("member1", 2, pods(2, 0, kT0), 2)}, kSettings,
+                     t1 + seconds(40));
+  EXPECT_EQ(same.status->estimatedCapacity, grown.status->estimatedCapacity);
+  EXPECT_EQ(same.status->updatedAt, grown.status->updatedAt);
+  EXPECT_EQ(same.status->scheduledReplicas.at("member1"), 2);
   // The TTL passed: lifted (the scheduler probes upward).
   auto expired =
       decide(first.status, {view("member1", 1, pods(1, 0, kT0), 1)}, kSettings, t1 + minutes(5));

@@ -350,8 +350,12 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
       fs::ReplicaMap placed;
       for (const auto& c : rb.spec.clusters) placed[c.name] = c.replicas;
       repaired.placementSummary = fs::placementSummary(placed);
+      // A placement written without its status (killed in between) is as new as now: the sync
+      // controller times a make-before-break move from lastScheduledTime.
+      if (repaired.lastScheduledTime.empty() ||
+          rb.status.schedulerObservedGeneration < rb.metadata.generation)
+        repaired.lastScheduledTime = api::formatRfc3339(now);
       repaired.schedulerObservedGeneration = rb.metadata.generation;
-      if (repaired.lastScheduledTime.empty()) repaired.lastScheduledTime = api::formatRfc3339(now);
       api::setCondition(repaired.conditions, "Scheduled", "True", "Success", "",
                         rb.metadata.generation, api::formatRfc3339(now));
       auto written = writeStatus(host_, executor_, resources::kResourceBindings, *cached,

@@ -87,7 +87,12 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
 void SyncController::rememberDeleted(const std::string& cluster, const std::string& key,
                                      const std::string& uid) {
   std::lock_guard lock(deletedMutex_);
-  deleted_[cluster + "/" + key] = uid;
+  // Caches lag by milliseconds: entries older than a minute are of no use (and of bindings or
+  // clusters that are gone, never looked up again).
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = deleted_.begin(); it != deleted_.end();)
+    it = now - it->second.second > std::chrono::minutes(1) ? deleted_.erase(it) : std::next(it);
+  deleted_[cluster + "/" + key] = {uid, now};
 }
 
 bool SyncController::deletedYet(const std::string& cluster, const std::string& key,
@@ -95,7 +100,7 @@ bool SyncController::deletedYet(const std::string& cluster, const std::string& k
   std::lock_guard lock(deletedMutex_);
   auto it = deleted_.find(cluster + "/" + key);
   if (it == deleted_.end()) return false;
-  if (it->second == uid) return true;
+  if (it->second.first == uid) return true;
   deleted_.erase(it);  // the cache has moved on (a new object, or none)
   return false;
 }
@@ -347,13 +352,17 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
       if (!targets.count(cluster)) moveInput.push_back(describe(cluster, 0));
   }
   const auto now = options_.wallClock();
+  // The move is timed from when the placement in force was written (lastScheduledTime). Until the
+  // scheduler's status describes this spec there is no time to measure from, and nothing is given
+  // up early (that status write follows the spec write at once, or is repaired with a fresh time
+  // after a crash). A placement kept by a failed reschedule keeps its time; a time that cannot be
+  // read never holds replicas for ever.
   std::optional<nanoseconds> moveLeft;
-  if (placementCurrent) {
-    if (auto at = api::parseRfc3339(rb->status.lastScheduledTime))
-      moveLeft = duration_cast<nanoseconds>(options_.gracefulMoveTimeout - (now - *at));
+  if (rb->status.schedulerObservedGeneration >= rb->metadata.generation) {
+    auto at = api::parseRfc3339(rb->status.lastScheduledTime);
+    moveLeft = at ? duration_cast<nanoseconds>(options_.gracefulMoveTimeout - (now - *at))
+                  : nanoseconds(0);
   }
-  // Until the placement's status is written there is no time to measure from: nothing is given
-  // up early (the status write follows the spec write at once).
   const MovePlan move = planMove(moveInput, moveLeft && *moveLeft <= nanoseconds(0));
 
   bool retry = false;
@@ -366,7 +375,9 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   for (const auto& cluster : members_.names()) {
     if (targets.count(cluster) || !placementCurrent) continue;
     auto member = members_.get(cluster);
-    if (!member) continue;
+    // Not connected yet (just after a start): what runs there is not known, so nothing is
+    // removed before its caches say whether it is still needed.
+    if (!member || !member->synced()) continue;
     // Unreachable (its replicas failed over): nothing can be removed there now, and the new
     // placement does not wait for it; the readiness watch brings this binding back when the
     // cluster returns, so the stale replicas go then.
@@ -433,8 +444,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     // operator routes them here while FullyApplied says MoveInProgress); the timeout is the
     // backstop.
     log::info(kName, key, "make-before-break: " + moving);
+    // Also a backstop every 5 s: a status event that raced with this write is not waited for
+    // until the timeout.
     nanoseconds after = moveLeft ? std::max(*moveLeft, nanoseconds(0)) + milliseconds(100)
                                  : duration_cast<nanoseconds>(seconds(1));
+    after = std::min(after, duration_cast<nanoseconds>(seconds(5)));
     if (retry) after = std::min(after, duration_cast<nanoseconds>(options_.retryNotReady));
     return kube::ReconcileResult{false, after};
   }

@@ -55,11 +55,11 @@ class SyncController final : public kube::Reconciler {
   kube::EventRecorder& events_;
   SyncControllerOptions options_;
   // Member Deployments this process deleted whose deletion its caches may not have seen yet
-  // ("cluster/ns/name" -> uid): client-go's expectations. A move must not count the replicas of
+  // ("cluster/ns/name" -> uid, when): client-go's expectations. A move must not count the replicas of
   // an object that is gone as available. Only an aid against cache lag: a restarted process
   // starts with fresh caches and needs none of it.
   std::mutex deletedMutex_;
-  std::map<std::string, std::string> deleted_;
+  std::map<std::string, std::pair<std::string, std::chrono::steady_clock::time_point>> deleted_;
   void rememberDeleted(const std::string& cluster, const std::string& key, const std::string& uid);
   bool deletedYet(const std::string& cluster, const std::string& key, const std::string& uid);
 };

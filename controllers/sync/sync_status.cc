@@ -54,7 +54,7 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
   return status;
 }
 
-bool moveInProgress(const boost::json::object& binding) {
+bool fullyApplied(const boost::json::object& binding) {
   const auto* status = binding.if_contains("status");
   const auto* conditions =
       status && status->is_object() ? status->as_object().if_contains("conditions") : nullptr;
@@ -62,8 +62,8 @@ bool moveInProgress(const boost::json::object& binding) {
   for (const auto& c : conditions->as_array()) {
     if (!c.is_object()) continue;
     const auto* type = c.as_object().if_contains("type");
-    const auto* reason = c.as_object().if_contains("reason");
-    if (type && *type == "FullyApplied" && reason && *reason == kMoveInProgress) return true;
+    const auto* value = c.as_object().if_contains("status");
+    if (type && *type == "FullyApplied") return value && *value == "True";
   }
   return false;
 }

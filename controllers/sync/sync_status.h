@@ -39,7 +39,8 @@ inline constexpr const char* kMoveInProgress = "MoveInProgress";
 api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
                                       const std::vector<ClusterOutcome>& outcomes,
                                       const std::string& now, const std::string& moving = "");
-// Whether the binding object's FullyApplied condition says a move is in progress.
-bool moveInProgress(const boost::json::object& binding);
+// Whether the binding object's FullyApplied condition is True (false while a move is in
+// progress, or a cluster failed).
+bool fullyApplied(const boost::json::object& binding);
 
 }  // namespace flotilla::controllers::sync
