@@ -15,7 +15,7 @@ DEPS := cmake ninja-build ccache g++ pkg-config \
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: help deps build build-asan test test-unit test-asan lint format crds run bench clean
+.PHONY: help deps build build-asan test test-unit test-asan lint format crds run bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -75,5 +75,21 @@ run: deps $(BUILD_DIR)/build.ninja ## Run the demo scenario (see README); builds
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target flotilla-sim flotilla-operator flotillactl
 	@scripts/demo.sh $(BUILD_DIR)
 
+FUZZ_DIR  ?= build-fuzz
+FUZZ_TIME ?= 60
+FUZZ_TARGETS := json_codec quantity yaml patch watch_decoder kubeconfig kube_response extender admission sim_request
+
+fuzz: deps ## libFuzzer (clang) on every decoder, FUZZ_TIME seconds each (docs/fuzzing.md)
+	@[ -f $(FUZZ_DIR)/build.ninja ] || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1" -DFLOTILLA_FUZZ=ON
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	@set -o pipefail; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/crashes/$$t; \
+	  echo "== fuzz_$$t for $(FUZZ_TIME)s"; \
+	  $(FUZZ_DIR)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ -print_final_stats=1 \
+	    $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t 2>&1 | grep -E '^(stat::|#[0-9]+ +DONE|==|SUMMARY|fuzz check)' || exit 1; \
+	done
+
 clean: ## Remove build directories
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)

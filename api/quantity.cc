@@ -50,8 +50,9 @@ class BigUint {
     if (limbs_.size() > 5) return false;
     __int128 v = 0;
     for (auto it = limbs_.rbegin(); it != limbs_.rend(); ++it) {
+      // Checked before multiplying: five limbs reach 10^45, past what __int128 holds.
+      if (v > (limit - *it) / static_cast<__int128>(kBase)) return false;
       v = v * kBase + *it;
-      if (v > limit) return false;
     }
     *out = v;
     return true;

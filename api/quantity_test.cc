@@ -112,6 +112,17 @@ TEST(QuantityTest, ErrorNamesTheInput) {
   EXPECT_NE(q.error().message.find("\"12Q\""), std::string::npos);
 }
 
+// Found by fuzz/quantity_fuzz.cc: a 41-digit number overflowed the 128-bit accumulator and came
+// back negative ("-126561577554719285963374972837072845824n").
+TEST(QuantityTest, HugeIntegersAreTooLargeNotWrapped) {
+  auto huge = Quantity::parse("12345678901290345678901234567890123456890");
+  ASSERT_FALSE(huge.has_value());
+  EXPECT_NE(huge.error().message.find("too large"), std::string::npos) << huge.error().message;
+  auto largest = Quantity::parse("999999999999999999999999999");  // 10^27 - 1 units: fits
+  ASSERT_TRUE(largest.has_value());
+  EXPECT_EQ(largest->sign(), 1);
+}
+
 Quantity q(const char* s) { return Quantity::parse(s).value(); }
 
 TEST(QuantityTest, ComparesByValueAcrossFormats) {

@@ -26,6 +26,9 @@ std::optional<Clock::time_point> parseRfc3339(std::string_view s) {
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
     return std::nullopt;
   }
+  // Clock counts nanoseconds in 64 bits: 1677-09-21 to 2262-04-11. Outside whole years of that
+  // (found by fuzz/quantity_fuzz.cc: year 3027 overflowed), a time is unreadable, not wrapped.
+  if (year < 1678 || year > 2261) return std::nullopt;
   size_t pos = 19;
   std::chrono::nanoseconds fraction{0};
   if (pos < s.size() && s[pos] == '.') {

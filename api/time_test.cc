@@ -37,5 +37,13 @@ TEST(ConditionsTest, TransitionTimeOnlyMovesOnStatusChange) {
   EXPECT_EQ(findCondition(conditions, "FullyApplied"), nullptr);
 }
 
+// Found by fuzz/quantity_fuzz.cc: a year past 2262 overflowed the nanosecond clock (UBSan).
+TEST(TimeTest, YearsTheClockCannotHoldAreUnreadable) {
+  EXPECT_FALSE(parseRfc3339("3027-01-01T00:00:00Z").has_value());
+  EXPECT_FALSE(parseRfc3339("1000-01-01T00:00:00Z").has_value());
+  ASSERT_TRUE(parseRfc3339("2261-12-31T23:59:59Z").has_value());
+  EXPECT_EQ(formatRfc3339(*parseRfc3339("2261-12-31T23:59:59Z")), "2261-12-31T23:59:59Z");
+}
+
 }  // namespace
 }  // namespace flotilla::api

@@ -1,11 +1,16 @@
 #include "api/yaml.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <optional>
+#include <sstream>
 
 #include "api/json_codec.h"
 
@@ -82,7 +87,14 @@ json::value resolvePlain(const std::string& text) {
   return json::value(text);
 }
 
-Result<json::value> convert(const YAML::Node& node, const std::string& path) {
+// `budget` counts the JSON values still allowed: aliases make a short document expand into a huge
+// one (the "billion laughs"), which go-yaml refuses as "excessive aliasing"; so does this.
+Result<json::value> convert(const YAML::Node& node, const std::string& path, size_t* budget) {
+  if (*budget == 0) {
+    return badRequest("yaml: line " + std::to_string(node.Mark().line + 1) +
+                      ": document contains excessive aliasing");
+  }
+  --*budget;
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -91,12 +103,20 @@ Result<json::value> convert(const YAML::Node& node, const std::string& path) {
       // Tag "!" marks a quoted (non-plain) scalar; anything else was written plain.
       if (node.Tag() == "!") return json::value(node.Scalar());
       if (node.Tag() == "tag:yaml.org,2002:str") return json::value(node.Scalar());
-      return resolvePlain(node.Scalar());
+      {
+        json::value v = resolvePlain(node.Scalar());
+        // 1e309 is a YAML float that JSON cannot carry (Go's yaml-to-JSON fails the same way).
+        if (v.is_double() && !std::isfinite(v.get_double())) {
+          return badRequest("yaml: line " + std::to_string(node.Mark().line + 1) +
+                            ": number out of range: " + node.Scalar());
+        }
+        return v;
+      }
     case YAML::NodeType::Sequence: {
       json::array arr;
       size_t i = 0;
       for (const auto& item : node) {
-        auto v = convert(item, path + "[" + std::to_string(i++) + "]");
+        auto v = convert(item, path + "[" + std::to_string(i++) + "]", budget);
         if (!v) return v.error();
         arr.push_back(std::move(*v));
       }
@@ -115,7 +135,7 @@ Result<json::value> convert(const YAML::Node& node, const std::string& path) {
                             ": duplicate key \"" + key + "\"" +
                             (path.empty() ? "" : " in " + path));
         }
-        auto v = convert(kv.second, path.empty() ? key : path + "." + key);
+        auto v = convert(kv.second, path.empty() ? key : path + "." + key, budget);
         if (!v) return v.error();
         obj[key] = std::move(*v);
       }
@@ -195,6 +215,81 @@ void emit(YAML::Emitter& out, const json::value& v) {
 
 }  // namespace
 
+namespace {
+
+// yaml-cpp 0.7 never consumes a flow entry (`,`) where a block node should start (`,`, `- a\n,`,
+// `"a",`): LoadAll then returns empty documents for ever, growing memory until the process dies.
+// A first pass over the documents' events finds where the parser stops moving forward.
+class ProgressGuard : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> stuck;
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (started_ && mark.pos <= last_.pos) stuck = mark;
+    started_ = true;
+    last_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  bool started_ = false;
+  YAML::Mark last_;
+};
+
+// The byte offset of the first byte that is not part of well-formed UTF-8, npos when none.
+// go-yaml refuses such input ("invalid leading UTF-8 octet"); yaml-cpp would pass the bytes through
+// and print them back as different characters.
+size_t invalidUtf8At(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07;
+    } else {
+      return i;
+    }
+    for (size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return i;
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+std::optional<YAML::Mark> stuckAt(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  ProgressGuard guard;
+  while (!guard.stuck && parser.HandleNextDocument(guard)) {
+  }
+  return guard.stuck;
+}
+
+}  // namespace
+
 Result<std::vector<ManifestDocument>> parseManifests(std::string_view text) {
   std::vector<ManifestDocument> docs;
   if (startsAsJson(text)) {
@@ -203,13 +298,23 @@ Result<std::vector<ManifestDocument>> parseManifests(std::string_view text) {
     docs.push_back({std::move(*v), 1, 1});
     return docs;
   }
+  if (const size_t bad = invalidUtf8At(text); bad != std::string_view::npos) {
+    const auto line = std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(bad), '\n');
+    return badRequest("yaml: line " + std::to_string(line + 1) + ": invalid UTF-8");
+  }
   try {
+    if (auto stuck = stuckAt(text)) {
+      return badRequest("yaml: line " + std::to_string(stuck->line + 1) + ", column " +
+                        std::to_string(stuck->column + 1) + ": did not find expected node content");
+    }
     std::vector<YAML::Node> nodes = YAML::LoadAll(std::string(text));
+    // Far more values than any real manifest of this size has, yet linear in it.
+    size_t budget = 64 * text.size() + 10'000;
     int index = 0;
     for (const auto& node : nodes) {
       ++index;
       if (node.IsNull()) continue;
-      auto v = convert(node, "");
+      auto v = convert(node, "", &budget);
       if (!v) return v.error();
       docs.push_back({std::move(*v), index, node.Mark().line + 1});
     }

@@ -55,6 +55,39 @@ TEST(YamlTest, ErrorsNameTheLine) {
   EXPECT_FALSE(parseManifests(deep).has_value());  // an error, not a stack overflow
 }
 
+// Found by fuzz/yaml_fuzz.cc. Each was a hang growing memory without bound (yaml-cpp 0.7 returns
+// empty documents for ever at a stray flow entry), a value JSON cannot carry, an exponential
+// expansion, or bytes that do not read back as they were written.
+TEST(YamlTest, HostileInputIsAnErrorNotAHang) {
+  for (std::string_view text : {",", "- a\n,", "\"a\",", "---\n,", ",a"}) {
+    auto r = parseManifests(text);
+    ASSERT_FALSE(r.has_value()) << text;
+    EXPECT_NE(r.error().message.find("did not find expected node content"), std::string::npos)
+        << r.error().message;
+  }
+  auto inf = parseManifests("replicas: 1e309\n");
+  ASSERT_FALSE(inf.has_value());
+  EXPECT_EQ(inf.error().message, "yaml: line 1: number out of range: 1e309");
+
+  auto utf8 = parseManifests("a: b\nc: \"--\xb8\"\n");
+  ASSERT_FALSE(utf8.has_value());
+  EXPECT_EQ(utf8.error().message, "yaml: line 2: invalid UTF-8");
+  EXPECT_TRUE(parseManifests("a: \"caf\xc3\xa9 \xf0\x9f\x9a\xa2\"\n").has_value());
+
+  // Billion laughs: nine levels of ten aliases each would be 10^9 values.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  auto laughs = parseManifests(bomb);
+  ASSERT_FALSE(laughs.has_value());
+  EXPECT_NE(laughs.error().message.find("excessive aliasing"), std::string::npos);
+  // Ordinary aliases still work.
+  EXPECT_EQ(one("a: &x [1, 2]\nb: *x\n"), json::parse(R"({"a":[1,2],"b":[1,2]})"));
+}
+
 TEST(YamlTest, EmitterQuotesWhatWouldChangeType) {
   json::value v = json::parse(R"({"s": "true", "n": "123", "e": "", "c": "a: b", "x": "plain",
       "list": [1, "2", null, false], "empty": {}, "none": [], "dash": "-x", "f": 2.5,

@@ -75,6 +75,18 @@ host_ready() {
 RBAC_DENIED='is forbidden: User "[^"]*" cannot '
 forbidden() { grep -q "$RBAC_DENIED" "$WORK/operator-$1.log"; }
 
+# What a failed step leaves for whoever reads the CI log: the binding, the members, the operator.
+diagnose() {  # diagnose WORKLOAD OPERATOR-NAME
+  local m
+  echo "--- $1: ResourceBinding spec.clusters / status:"
+  kubectl get rb "$1" -n $NS -o jsonpath='{.metadata.generation} {.spec.replicas} {.spec.clusters} {.status}{"\n"}' 2>&1
+  for m in member1 member2 member3; do
+    echo "--- $m: $(mkubectl $m get deploy "$1" -n $NS -o jsonpath='{.spec.replicas} {.status}' 2>&1)"
+  done
+  echo "--- the operator's last lines:"
+  tail -n 15 "$WORK/operator-$2.log"
+}
+
 # scenario OPERATOR-NAME WORKLOAD: 0 when every step converged with no Forbidden in the log.
 # With STOP_ON_FORBIDDEN, it returns as soon as the operator logs a Forbidden (a removed rule).
 scenario() {
@@ -90,6 +102,7 @@ scenario() {
       sleep 0.1
     done
     echo "$what: did not happen within ${limit}s"
+    diagnose "$w" "$op"  # printed with the failure, for whoever reads the CI log
     return 1
   }
   deployment "$w" 6
