@@ -233,4 +233,13 @@ for seq in seqs:
     write("sim_request", answer + NUL + NUL.join(seq))
 write("sim_request", "not an admission review" + NUL + req("POST", "/api/v1/namespaces", "application/json",
       {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}))
+# Regressions: the inputs that found defects (docs/fuzzing.md), as the sim receives them.
+write("sim_request", answer + NUL + req("PATCH", "/api/v1/namespaces/default/configmaps/c?fieldManager=f",
+                                        "application/apply-patch+yaml", ","))
+write("sim_request", answer + NUL + req("POST", "/api/v1/namespaces/default/configmaps",
+                                        "application/yaml", "data:\n  a: 1e309\n"))
+for t in [",", "- a\n,", "1e309", "--\xb8\n---"]:
+    write("yaml", t.encode("latin-1"))
+write("quantity", "12345678901290345678901234567890123456890")
+write("quantity", "3027-01-01T00:00:00Z")
 print("corpora written to", OUT)
