@@ -45,6 +45,7 @@ class Exchange : public net::HttpExchange {
   asio::awaitable<bool> writeChunk(std::string) override { co_return false; }
   asio::awaitable<void> endStream() override { co_return; }
   bool clientGone() override { return true; }
+  void abandon() override {}
 
   net::HttpResponse response_;
 

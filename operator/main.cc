@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
               << "\n";
     return 1;
   }
+  config->userAgent = "flotilla-operator/0.1";  // as kube-controller-manager names itself
 
   kube::ManagerOptions mo;
   mo.healthAddress = options.health.host;

@@ -17,12 +17,14 @@ constexpr const char* kHelp =
     "\n"
     "Usage:\n"
     "  flotilla-sim up -f TOPOLOGY.yaml --dir DIR [--authorization-mode M] [--token-auth-file F]\n"
+    "                                  [--faults FILE]\n"
     "                                                start a host and member clusters\n"
     "  flotilla-sim down --dir DIR                   stop them\n"
     "  flotilla-sim status --dir DIR                 one line per cluster\n"
     "  flotilla-sim serve --dir DIR [--name NAME] [--port N] [--address IP] [--threads N]\n"
     "                     [--bookmark-interval-ms N] [--member [--ready-delay-ms N]]\n"
     "                     [--authorization-mode RBAC|AlwaysAllow] [--token-auth-file FILE]\n"
+    "                     [--faults FILE]\n"
     "\n"
     "--member adds what a member cluster does: Deployments get ReplicaSets and Pods, a binder\n"
     "places pods on Nodes by their requests (the rest stay Pending, Unschedulable), bound pods\n"
@@ -48,7 +50,19 @@ constexpr const char* kHelp =
     "  --authorization-mode RBAC (default): Roles, ClusterRoles and their bindings decide, with\n"
     "  kube-apiserver's bootstrap policy (cluster-admin, admin, edit, view, system:discovery,\n"
     "  ...); AlwaysAllow: every authenticated request is allowed. up passes both to each\n"
-    "  cluster.\n";
+    "  cluster.\n"
+    "\n"
+    "Fault injection (off by default; docs/sim.md): --faults FILE reads rules from a JSON file,\n"
+    "and an admin changes them at run time with GET/PUT/DELETE /flotilla-sim/faults:\n"
+    "  {\"seed\": 7, \"rules\": [{\"verbs\": [\"create\", \"update\"], \"resources\": [\"*\"],\n"
+    "    \"userAgents\": [\"flotilla-operator/\"], \"error\": 0.02, \"throttle\": 0.02,\n"
+    "    \"retryAfterSeconds\": 1, \"conflict\": 0.02, \"delay\": 0.01, \"delayMs\": 40000,\n"
+    "    \"dropAfterCommit\": 0.02, \"watchGone\": 0.1, \"watchCut\": 0.01}]}\n"
+    "  error 500, throttle 429 + Retry-After, conflict 409: the request is not served; delay:\n"
+    "  held, then served; dropAfterCommit: served, then the connection closes unanswered;\n"
+    "  watchGone: a watch resuming from a resourceVersion gets 410; watchCut: per event, the\n"
+    "  stream is cut. One seeded generator decides: same seed and request order, same faults.\n"
+    "  up passes --faults to every cluster.\n";
 
 }  // namespace
 
@@ -72,10 +86,11 @@ int main(int argc, char** argv) {
       }
       if ((flag == "--dir" || flag == "-f") && i + 1 < argc) {
         (flag == "--dir" ? dir : file) = argv[++i];
-      } else if ((flag == "--authorization-mode" || flag == "--token-auth-file") &&
+      } else if ((flag == "--authorization-mode" || flag == "--token-auth-file" ||
+                  flag == "--faults") &&
                  (!inlineValue.empty() || i + 1 < argc)) {
         std::string value = inlineValue.empty() ? argv[++i] : inlineValue;
-        if (flag == "--token-auth-file") value = std::filesystem::absolute(value).string();
+        if (flag != "--authorization-mode") value = std::filesystem::absolute(value).string();
         serveArgs.push_back(flag);
         serveArgs.push_back(value);
       } else {
@@ -156,6 +171,8 @@ int main(int argc, char** argv) {
       options.authorizationMode = value();
     } else if (flag == "--token-auth-file") {
       options.tokenAuthFile = value();
+    } else if (flag == "--faults") {
+      options.faultsFile = value();
     } else if (flag == "--bookmark-interval-ms") {
       options.bookmarkInterval = std::chrono::milliseconds(number(value()));
     } else if (flag == "-h" || flag == "--help") {

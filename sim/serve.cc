@@ -16,6 +16,7 @@
 #include "kube/net/http_server.h"
 #include "sim/member/member_controller.h"
 #include "sim/server/api_server.h"
+#include "sim/server/faults.h"
 #include "sim/storage/store.h"
 
 namespace flotilla::sim {
@@ -152,6 +153,23 @@ int serve(const ServeOptions& options, std::ostream& log) {
         << options.authorizationMode << "\"\n";
     return 1;
   }
+  auto faults = std::make_shared<FaultInjector>();
+  if (!options.faultsFile.empty()) {
+    auto text = readFile(options.faultsFile);
+    if (!text) {
+      log << "flotilla-sim: cannot read " << options.faultsFile << "\n";
+      return 1;
+    }
+    auto config = parseFaultConfig(*text);
+    if (!config) {
+      log << "flotilla-sim: " << options.faultsFile.string() << ": " << config.error().message
+          << "\n";
+      return 1;
+    }
+    faults->configure(std::move(*config));
+    log << "flotilla-sim: " << options.name << ": fault injection on ("
+        << options.faultsFile.string() << ")\n";
+  }
   StoreOptions storeOptions;
   storeOptions.dataDir = options.dir / "data" / options.name;
   auto store = Store::open(storeOptions);
@@ -165,6 +183,7 @@ int serve(const ServeOptions& options, std::ostream& log) {
   apiOptions.serviceAccountKey = signingKey;
   apiOptions.authorizationMode = options.authorizationMode;
   apiOptions.bookmarkInterval = options.bookmarkInterval;
+  apiOptions.faults = faults;
   ApiServer api(**store, apiOptions);
   if (auto booted = api.bootstrap(); !booted) {
     log << "flotilla-sim: bootstrap: " << booted.error().message << "\n";

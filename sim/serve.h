@@ -21,6 +21,7 @@ struct ServeOptions {
   std::chrono::milliseconds readyDelay{1000};  // member: bound pod -> Running and Ready
   std::string authorizationMode = "RBAC";      // or AlwaysAllow
   std::filesystem::path tokenAuthFile;         // more users (kube's --token-auth-file)
+  std::filesystem::path faultsFile;            // fault injection rules (server/faults.h)
 };
 
 // Runs until `stop` becomes true or SIGTERM/SIGINT arrives; returns the exit status. Progress

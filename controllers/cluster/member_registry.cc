@@ -167,6 +167,7 @@ api::Result<std::shared_ptr<MemberConnection>> AsioMemberRegistry::ensure(
   old.reset();  // stops the stale connection's informers before the new one starts
   kube::RestConfig memberConfig = config;
   memberConfig.timeout = options_.requestTimeout;
+  memberConfig.userAgent = options_.userAgent;
   kube::RestClientOptions clientOptions;
   // One retry at most: a member that does not answer is reported, not waited for; the cluster
   // controller probes again on its own schedule.

@@ -72,6 +72,9 @@ class MemberRegistry {
 
 struct MemberRegistryOptions {
   std::chrono::milliseconds requestTimeout{5'000};  // every request to a member
+  // Sent on every member request, so a member's audit log (and flotilla-sim's fault rules) can
+  // tell the operator's requests from users'.
+  std::string userAgent = "flotilla-operator/0.1";
   kube::InformerOptions informers;
 };
 

@@ -200,6 +200,13 @@ class Exchange final : public HttpExchange {
     return ec || n == 0;
   }
 
+  void abandon() override {
+    // The session ends when the handler returns (the exchange is neither unanswered nor
+    // reusable) and closes the socket there; nothing more is written until then.
+    answered_ = true;
+    broken_ = true;
+  }
+
   bool answered() const { return answered_; }
   // The connection can carry another request.
   bool reusable() const { return keepAlive_ && !broken_ && (!streaming_ || ended_); }

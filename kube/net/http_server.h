@@ -57,6 +57,10 @@ class HttpExchange {
   virtual boost::asio::awaitable<void> endStream() = 0;
   // True once the client closed its side (checked cheaply, without reading a request body).
   virtual bool clientGone() = 0;
+  // Closes the connection without (the rest of) an answer: a response not yet sent never is, a
+  // stream ends without its last chunk. flotilla-sim's fault injection (a write committed whose
+  // client never learns the outcome, a watch cut mid-stream).
+  virtual void abandon() = 0;
 };
 
 // Called on the connection's strand. Exceptions are caught and answered with 500.

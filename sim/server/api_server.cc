@@ -2,7 +2,9 @@
 
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "api/base64.h"
@@ -10,6 +12,7 @@
 #include "sim/server/authorizer.h"
 #include "sim/server/defaults.h"
 #include "sim/server/events.h"
+#include "sim/server/faults.h"
 #include "sim/server/internal.h"
 #include "sim/server/openapi.h"
 #include "sim/server/status.h"
@@ -177,6 +180,7 @@ ApiServer::ApiServer(Store& store, ApiServerOptions options)
       authorizer_(std::make_unique<RbacAuthorizer>(store)) {
   if (!options_.webhookCaller) options_.webhookCaller = makeHttpWebhookCaller();
   if (options_.serviceAccountKey.empty()) options_.serviceAccountKey = newSigningKey();
+  if (!options_.faults) options_.faults = std::make_shared<FaultInjector>();
 }
 
 ApiServer::~ApiServer() = default;
@@ -291,16 +295,20 @@ std::map<std::string, std::vector<std::string>> groups(const ResourceRegistry& r
 // Forwards to the server's exchange and remembers the status sent (for the request metrics).
 class RecordingExchange final : public net::HttpExchange {
  public:
-  explicit RecordingExchange(net::HttpExchange& inner) : inner_(inner) {}
+  // `swallow`: nothing reaches the client (a fault drops the connection after the request was
+  // served and committed).
+  explicit RecordingExchange(net::HttpExchange& inner, bool swallow = false)
+      : inner_(inner), swallow_(swallow) {}
   const net::HttpRequest& request() const override { return inner_.request(); }
   const std::string& clientCommonName() const override { return inner_.clientCommonName(); }
   asio::any_io_executor executor() const override { return inner_.executor(); }
   asio::awaitable<void> respond(net::HttpResponse response) override {
     status_ = response.status;
-    co_await inner_.respond(std::move(response));
+    if (!swallow_) co_await inner_.respond(std::move(response));
   }
   asio::awaitable<bool> startStream(int status, net::Headers headers) override {
     status_ = status;
+    if (swallow_) co_return false;
     co_return co_await inner_.startStream(status, std::move(headers));
   }
   asio::awaitable<bool> writeChunk(std::string data) override {
@@ -308,12 +316,26 @@ class RecordingExchange final : public net::HttpExchange {
   }
   asio::awaitable<void> endStream() override { co_await inner_.endStream(); }
   bool clientGone() override { return inner_.clientGone(); }
+  void abandon() override { inner_.abandon(); }
   int status() const { return status_; }
 
  private:
   net::HttpExchange& inner_;
+  bool swallow_ = false;
   int status_ = 0;
 };
+
+// The RBAC verb of a request, from the verb kube-apiserver reports.
+std::string rbacVerb(const std::string& reported, bool named) {
+  if (reported == "GET") return "get";
+  if (reported == "LIST") return "list";
+  if (reported == "WATCH") return "watch";
+  if (reported == "POST") return "create";
+  if (reported == "PUT") return "update";
+  if (reported == "PATCH" || reported == "APPLY") return "patch";
+  if (reported == "DELETE") return named ? "delete" : "deletecollection";
+  return reported;
+}
 
 bool constantTimeEqual(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -383,6 +405,10 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     }
     co_return;
   }
+  if (path == "/flotilla-sim/faults") {
+    co_await serveFaultAdmin(ex, *user);
+    co_return;
+  }
   if (options_.authorizationMode != "AlwaysAllow") {
     const auto query = parseQuery(http.query());
     const auto attributes = requestAttributes(http.method, path, query);
@@ -396,8 +422,18 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     }
   }
   if (path == "/metrics") {
-    net::HttpResponse text{
-        200, {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}}, metrics_.exposition()};
+    std::string exposition = metrics_.exposition();
+    if (auto injected = options_.faults->injected(); !injected.empty()) {
+      exposition +=
+          "# HELP flotilla_sim_injected_faults_total Faults injected (flotilla-sim --faults).\n"
+          "# TYPE flotilla_sim_injected_faults_total counter\n";
+      for (const auto& [fault, n] : injected)
+        exposition += "flotilla_sim_injected_faults_total{fault=\"" + fault + "\"} " +
+                      std::to_string(n) + "\n";
+    }
+    net::HttpResponse text{200,
+                           {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}},
+                           std::move(exposition)};
     co_await ex.respond(std::move(text));
     co_return;
   }
@@ -521,6 +557,31 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
   labels.resource = resource->resource;
   labels.subresource = req.path.subresource;
   labels.scope = reportedScope(labels.verb, named, !req.path.namespace_.empty());
+  FaultPlan fault;
+  if (options_.faults->enabled()) {
+    const std::string rv = req.param("resourceVersion");
+    fault = options_.faults->plan(
+        rbacVerb(labels.verb, named),
+        req.path.subresource.empty() ? resource->resource
+                                     : resource->resource + "/" + req.path.subresource,
+        http.header("User-Agent"), http.method != "GET" && http.method != "HEAD",
+        watch && !rv.empty() && rv != "0");
+    req.watchCut = fault.watchCut;
+  }
+  if (fault.fault == Fault::kError || fault.fault == Fault::kThrottle ||
+      fault.fault == Fault::kConflict || fault.fault == Fault::kWatchGone) {
+    RecordingExchange recording(ex);
+    co_await answerFault(recording, req, fault);
+    labels.code = recording.status();
+    metrics_.record(labels);
+    co_return;
+  }
+  if (fault.fault == Fault::kDelay) {
+    // Held past the client's timeout, then served: the write may land after the client gave up.
+    asio::steady_timer hold(ex.executor(), fault.delayFor);
+    auto [ec] = co_await hold.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;
+  }
   if (watch) {
     // A watch is counted when it starts (its errors travel in the stream as ERROR events under
     // a 200): it may outlive this server, which must not be touched after the stream ends.
@@ -529,10 +590,12 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     co_await serveResource(ex, req);
     co_return;
   }
-  RecordingExchange recording(ex);
+  const bool drop = fault.fault == Fault::kDropAfterCommit;
+  RecordingExchange recording(ex, drop);
   co_await serveResource(recording, req);
   labels.code = recording.status();
   metrics_.record(labels);
+  if (drop) ex.abandon();  // served and durable; the client never hears of it
 }
 
 namespace {

@@ -25,6 +25,8 @@ namespace flotilla::sim {
 
 class WebhookCaller;
 class RbacAuthorizer;
+class FaultInjector;
+struct FaultPlan;
 
 // The user of the admin tokens (ApiServerOptions::tokens), in system:masters.
 inline constexpr const char* kAdminUser = "flotilla-sim:admin";
@@ -44,6 +46,9 @@ struct ApiServerOptions {
   std::string gitVersion = "v1.32.0-flotilla-sim";
   // Calls admission webhooks; default: HTTPS on a private I/O thread (tests inject a fake).
   std::shared_ptr<WebhookCaller> webhookCaller;
+  // Fault injection (faults.h); null: an injector with no rules, configurable at run time on
+  // /flotilla-sim/faults by an admin.
+  std::shared_ptr<FaultInjector> faults;
 };
 
 class ApiServer {
@@ -71,6 +76,11 @@ class ApiServer {
  private:
   boost::asio::awaitable<void> serveResource(net::HttpExchange& ex, Request& req);
   boost::asio::awaitable<void> serveWatch(net::HttpExchange& ex, Request& req);
+  // GET, PUT and DELETE of the fault configuration (system:masters only).
+  boost::asio::awaitable<void> serveFaultAdmin(net::HttpExchange& ex, const UserInfo& user);
+  // Answers `req` with the injected 500, 429, 409 or 410 instead of serving it.
+  boost::asio::awaitable<void> answerFault(net::HttpExchange& ex, Request& req,
+                                           const FaultPlan& plan);
 
   api::Result<boost::json::object> get(Request& req);
   api::Result<boost::json::object> list(Request& req);

@@ -30,6 +30,8 @@ struct ApiServer::Request {
   // Replaces the details of the error reply's Status (an error about another object than the
   // request's, or a webhook's own details).
   std::optional<boost::json::object> errorDetails;
+  // Fault injection: the probability that a watch stream is cut after each event.
+  double watchCut = 0;
 
   ObjectKey key() const {
     return {resource->storageKey(), resource->namespaced ? path.namespace_ : "", path.name};

@@ -10,6 +10,7 @@
 #include <deque>
 #include <mutex>
 
+#include "sim/server/faults.h"
 #include "sim/server/internal.h"
 #include "sim/server/status.h"
 
@@ -133,9 +134,18 @@ asio::awaitable<void> ApiServer::serveWatch(net::HttpExchange& ex, Request& req)
   const uint64_t subscriptionId = *subscription;
   int64_t lastVersion = after;
   bool open = true;
+  // Fault injection: the stream may be cut after any event, without its last chunk, as a
+  // dropped connection or a proxy's reset cuts it.
+  bool cut = false;
+  auto cutHere = [&] {
+    cut = req.watchCut > 0 && options_.faults->cutWatch(req.watchCut);
+    if (cut) ex.abandon();
+    return cut;
+  };
   for (const auto& object : initial) {
     std::string line = eventLine("ADDED", encode(object));
     if (!(open = co_await ex.writeChunk(std::move(line)))) break;
+    if (cutHere()) break;
   }
   auto nextBookmark = std::chrono::steady_clock::now() + options_.bookmarkInterval;
   while (open) {
@@ -153,8 +163,9 @@ asio::awaitable<void> ApiServer::serveWatch(net::HttpExchange& ex, Request& req)
         line = eventLine(eventTypeName(event->type), encode(event->object));
       }
       if (!(open = co_await ex.writeChunk(std::move(line)))) break;
+      if (cutHere()) break;
     }
-    if (!open) break;
+    if (!open || cut) break;
     if (overflow) {
       api::Error slow{"Expired", 410, "the watch fell too far behind; relist and watch again", {}};
       std::string line = eventLine("ERROR", statusBody(slow));
@@ -186,7 +197,7 @@ asio::awaitable<void> ApiServer::serveWatch(net::HttpExchange& ex, Request& req)
     (void)ec;
   }
   store_.unsubscribe(subscriptionId);
-  if (open) co_await ex.endStream();
+  if (open && !cut) co_await ex.endStream();
 }
 
 }  // namespace flotilla::sim
