@@ -106,7 +106,7 @@ expect_contains "get rb shows it" "$(kubectl get rb pin -n "$NS")" "False"
 baseline=$(available_sum web)
 start_sampler web failback
 t0=$(now)
-"$SIM" up -f "$ROOT/config/samples/sim/topology.yaml" --dir "$WORK/fleet" >/dev/null 2>&1
+"$SIM" up -f "$ROOT/config/samples/sim/topology.yaml" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >/dev/null 2>&1
 eventually 30 all_ready || e2e_fail "member3 should be Ready again: $(kubectl get fc member3 -o yaml)"
 t_ready=$(now)
 echo "member3 restarted -> Ready: $(since "$t0") s"

@@ -131,7 +131,7 @@ if [[ -z $REAL ]]; then
   echo "member stopped -> Ready=Unknown + taint: ${elapsed}s"
   expect_contains "Offline condition" "$(kubectl get fc member3 -o jsonpath='{.status.conditions[?(@.type=="Offline")].status}')" "True"
   expect_contains "ClusterUnreachable event" "$(kubectl get events --field-selector involvedObject.name=member3,reason=ClusterUnreachable -o name)" "event"
-  "$SIM" up -f "$ROOT/config/samples/sim/topology.yaml" --dir "$WORK/fleet" >/dev/null 2>&1
+  "$SIM" up -f "$ROOT/config/samples/sim/topology.yaml" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >/dev/null 2>&1
   ready_again() {
     [[ $(kubectl get fc member3 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True &&
        -z $(kubectl get fc member3 -o jsonpath='{.spec.taints}') ]]

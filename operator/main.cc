@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "controllers/automigration/automigration_controller.h"
 #include "controllers/binding/binding_controller.h"
@@ -63,11 +64,28 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
   auto client = kube::RestClient::create(manager.executor(), quick, once);
   if (!client) return "host configuration (" + config.source + "): " + client.error().message;
   auto& c = **client;
-  auto version = manager.sync(c.getPath("/version"));
+  // An answer that may pass (no answer, 408, 429, 5xx) is asked again for up to a minute, so a
+  // briefly overloaded or restarting API server does not stop the operator; 401, 403 and 404
+  // are misconfigurations and end it at once.
+  auto settled = [&](auto call) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    auto delay = std::chrono::milliseconds(200);
+    while (true) {
+      auto result = manager.sync(call());
+      if (result) return result;
+      const int code = result.error().code;
+      const bool passing = code == 0 || code == 408 || code == 429 || code >= 500;
+      if (!passing || std::chrono::steady_clock::now() + delay > deadline) return result;
+      ctl::log::warn("preflight", "", "host API server: " + result.error().message + "; retrying");
+      std::this_thread::sleep_for(delay);  // a start-up retry, nothing else runs yet
+      delay = std::min(delay * 2, std::chrono::milliseconds(5000));
+    }
+  };
+  auto version = settled([&] { return c.getPath("/version"); });
   if (!version) {
     return "cannot reach the host API server " + config.server + ": " + version.error().message;
   }
-  auto crd = manager.sync(c.resourceFor(api::kGroupVersion, "ResourceBinding"));
+  auto crd = settled([&] { return c.resourceFor(api::kGroupVersion, "ResourceBinding"); });
   if (!crd) {
     if (crd.error().code == 404)
       return "the flotilla.io CRDs are not installed on the host " + config.server +
@@ -75,7 +93,8 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
     return "discovery on the host " + config.server + " failed: " + crd.error().message;
   }
   if (options.leaderElect) {
-    auto ns = manager.sync(c.get(ctl::resources::kNamespaces, "", options.leaderElectionNamespace));
+    auto ns = settled(
+        [&] { return c.get(ctl::resources::kNamespaces, "", options.leaderElectionNamespace); });
     if (!ns) {
       if (ns.error().code == 404)
         return "namespace " + options.leaderElectionNamespace +

@@ -120,7 +120,7 @@ std::string SyncController::readyProblem(const std::string& cluster) const {
 
 ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
                                            const std::string& key, const std::string& cluster,
-                                           int32_t replicas, bool* retry) {
+                                           int32_t replicas, Retry* retry) {
   ClusterOutcome out{cluster, propagation::kOK, "", true};
   auto fail = [&](const char* state, std::string message) {
     out.propagation = state;
@@ -128,14 +128,14 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
     return out;
   };
   if (auto problem = readyProblem(cluster); !problem.empty()) {
-    *retry = true;
+    retry->soon = true;
     return fail(propagation::kClusterNotReady, problem);
   }
   auto member = members_.get(cluster);
   if (!member || !member->synced()) {
     // A Ready cluster the operator has not connected to yet (it just started): nothing is known
     // to be wrong, so nothing is reported; the reconcile is retried.
-    *retry = true;
+    retry->soon = true;
     return fail(kUndecided, "no connection to " + cluster + " yet");
   }
   auto desired = desiredMemberDeployment(fd, key, cluster, replicas);
@@ -153,9 +153,10 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
       live = std::move(*got);
     } else if (got.error().code != 404) {
       if (unreachable(got.error())) {
-        *retry = true;
+        retry->soon = true;
         return fail(propagation::kClusterNotReady, got.error().message);
       }
+      retry->backoff = true;
       return fail(propagation::kCreationFailed, got.error().message);
     } else {
       // The namespace first, labelled as Flotilla's (kept when the workload goes: other objects
@@ -169,8 +170,8 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
              json::object{{"name", ns},
                           {"labels", json::object{{kManagedByLabel, kManagedByValue}}}}}};
         auto created = await(member->executor(), client.create(resources::kNamespaces, "", n));
-        if (!created && created.error().code != 409) {
-          if (unreachable(created.error())) *retry = true;
+        if (!created && created.error().reason != api::reason::kAlreadyExists) {
+          (unreachable(created.error()) ? retry->soon : retry->backoff) = true;
           return fail(propagation::kCreationFailed,
                       "creating namespace " + ns + ": " + created.error().message);
         }
@@ -197,9 +198,10 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
   auto applied = await(member->executor(), client.apply(resources::kDeployments, *desired, apply));
   if (!applied) {
     if (unreachable(applied.error())) {
-      *retry = true;
+      retry->soon = true;
       return fail(propagation::kClusterNotReady, applied.error().message);
     }
+    retry->backoff = true;
     return fail(live ? propagation::kUpdateFailed : propagation::kCreationFailed,
                 applied.error().message);
   }
@@ -246,7 +248,9 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
         auto gone = await(member->executor(),
                           member->client().remove(resources::kDeployments, fd.metadata.namespace_,
                                                   fd.metadata.name, options));
-        if (!gone && gone.error().code != 404 && gone.error().code != 409) {
+        // 404: already gone. A 409 is not taken as gone: a failed uid precondition (the object
+        // was replaced) and a storage conflict look alike, and the next pass lists again.
+        if (!gone && gone.error().code != 404) {
           waiting += (waiting.empty() ? "" : ", ") + cluster + " (" + gone.error().message + ")";
         } else {
           log::info(kName, key, "deleted the Deployment on " + cluster);
@@ -365,7 +369,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   const MovePlan move = planMove(moveInput, moveLeft && *moveLeft <= nanoseconds(0));
 
-  bool retry = false;
+  Retry retry;
   std::vector<ClusterOutcome> outcomes;
   for (const auto& t : rb->spec.clusters) {
     outcomes.push_back(syncCluster(*fd, key, t.name, move.replicas.at(t.name), &retry));
@@ -395,8 +399,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
       auto gone = await(member->executor(),
                         member->client().remove(resources::kDeployments, fd->metadata.namespace_,
                                                 fd->metadata.name, options));
-      if (!gone && gone.error().code != 404 && gone.error().code != 409) {
-        retry = true;
+      if (!gone && gone.error().code != 404) {  // 409: listed again next time (see cleanup)
+        retry.soon = true;
         outcomes.push_back({cluster, propagation::kDeletionFailed, gone.error().message, false});
       } else {
         rememberDeleted(cluster, key, uidOf(*o));
@@ -449,11 +453,13 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     nanoseconds after = moveLeft ? std::max(*moveLeft, nanoseconds(0)) + milliseconds(100)
                                  : duration_cast<nanoseconds>(seconds(1));
     after = std::min(after, duration_cast<nanoseconds>(seconds(5)));
-    if (retry) after = std::min(after, duration_cast<nanoseconds>(options_.retryNotReady));
+    if (retry.soon || retry.backoff)
+      after = std::min(after, duration_cast<nanoseconds>(options_.retryNotReady));
     return kube::ReconcileResult{false, after};
   }
-  if (retry)
+  if (retry.soon)
     return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
+  if (retry.backoff) return kube::ReconcileResult{true, {}};  // the queue's backoff
   return kube::ReconcileResult{};
 }
 

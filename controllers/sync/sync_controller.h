@@ -42,8 +42,16 @@ class SyncController final : public kube::Reconciler {
              kube::SharedInformer& bindings, kube::SharedInformer& clusters);
 
  private:
+  // What a failed cluster asks of the reconcile: `soon`, a retry after retryNotReady (the
+  // cluster is not Ready or not connected yet); `backoff`, a retry with the queue's exponential
+  // backoff (the member answered an error: 500, 429, 409, 403... which may pass without any
+  // event the operator would see).
+  struct Retry {
+    bool soon = false;
+    bool backoff = false;
+  };
   ClusterOutcome syncCluster(const api::FederatedDeployment& fd, const std::string& key,
-                             const std::string& cluster, int32_t replicas, bool* retry);
+                             const std::string& cluster, int32_t replicas, Retry* retry);
   api::Result<kube::ReconcileResult> cleanup(const api::FederatedDeployment& fd,
                                              const std::string& key);
   std::string readyProblem(const std::string& cluster) const;

@@ -35,7 +35,24 @@ json::object objectReference(const json::object& involved) {
   return ref;
 }
 
+bool mayPass(const api::Error& e) {
+  return e.code == 0 || e.code == 429 || e.code >= 500 ||
+         (e.code == 409 && e.reason == api::reason::kConflict);
+}
+
 }  // namespace
+
+api::Result<json::object> AggregatingEventRecorder::withRetries(
+    const std::function<api::Result<json::object>()>& call) {
+  auto result = call();
+  auto delay = options_.retryDelay;
+  for (int i = 0; i < options_.retries && !result && mayPass(result.error()); ++i) {
+    std::this_thread::sleep_for(delay);  // the writer thread's backoff; event() never waits
+    delay *= 2;
+    result = call();
+  }
+  return result;
+}
 
 AggregatingEventRecorder::AggregatingEventRecorder(EventSink& sink, EventRecorderOptions options)
     : sink_(sink), options_(std::move(options)) {
@@ -108,7 +125,7 @@ void AggregatingEventRecorder::write(const Pending& p) {
     const int64_t count = previous->count + 1;
     const std::string patch =
         json::serialize(json::object{{"count", count}, {"lastTimestamp", now}});
-    auto patched = sink_.patch(previous->ns, previous->name, patch);
+    auto patched = withRetries([&] { return sink_.patch(previous->ns, previous->name, patch); });
     std::lock_guard lock(mutex_);
     if (patched) {
       ++stats_.aggregated;
@@ -148,7 +165,15 @@ void AggregatingEventRecorder::write(const Pending& p) {
                      {"firstTimestamp", now},
                      {"lastTimestamp", now},
                      {"count", 1}};
-  auto created = sink_.create(ns, event);
+  bool retried = false;
+  auto created = withRetries([&] {
+    auto answer = sink_.create(ns, event);
+    // A create whose answer was lost may have been stored: the name is this event's own.
+    if (!answer && retried && answer.error().reason == api::reason::kAlreadyExists)
+      return api::Result<json::object>(event);
+    retried = true;
+    return answer;
+  });
   std::lock_guard lock(mutex_);
   if (!created) {
     ++stats_.failed;

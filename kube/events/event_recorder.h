@@ -50,6 +50,11 @@ struct EventRecorderOptions {
   double refillPerSecond = 1.0 / 300;
   size_t cacheSize = 4096;   // distinct events remembered for aggregation (LRU)
   size_t maxPending = 1000;  // events waiting to be written; more are dropped
+  // A write the API server may take on a second try (no answer, 429, 5xx, a storage conflict) is
+  // tried again up to `retries` times, `retryDelay` doubling in between. (client-go's recorder
+  // retries only unanswered writes; an Event a user looks for should survive a brief overload.)
+  int retries = 3;
+  std::chrono::milliseconds retryDelay{200};
   const api::SteadyClockInterface* clock = nullptr;                  // for the rate limit
   std::function<std::chrono::system_clock::time_point()> wallClock;  // for timestamps
 };
@@ -82,6 +87,8 @@ class AggregatingEventRecorder final : public EventRecorder {
   };
   void writer();
   void write(const Pending& p);
+  api::Result<boost::json::object> withRetries(
+      const std::function<api::Result<boost::json::object>()>& call);
 
   EventSink& sink_;
   EventRecorderOptions options_;

@@ -15,6 +15,15 @@ class MemorySink final : public EventSink {
   api::Result<json::object> create(const std::string& ns, const json::object& event) override {
     std::lock_guard lock(mutex);
     const std::string name(event.at("metadata").at("name").as_string());
+    if (events.count(ns + "/" + name))
+      return api::Error{api::reason::kAlreadyExists, 409, "already exists", {}};
+    // Scripted failures: stored-then-unanswered ("lost") or refused (any other Error).
+    if (!failures.empty()) {
+      auto failure = failures.front();
+      failures.erase(failures.begin());
+      if (failure.reason == "lost") events[ns + "/" + name] = event;
+      return failure;
+    }
     events[ns + "/" + name] = event;
     return event;
   }
@@ -35,6 +44,7 @@ class MemorySink final : public EventSink {
   }
   std::mutex mutex;
   std::map<std::string, json::object> events;
+  std::vector<api::Error> failures;
 };
 
 json::object deployment(const char* ns, const char* name) {
@@ -112,6 +122,38 @@ TEST_F(RecorderFixture, ClusterScopedObjectsAndExpiredEvents) {
   recorder.flush();
   ASSERT_EQ(sink.all().size(), 1u);
   EXPECT_EQ(sink.all()[0].at("count"), 1);
+}
+
+TEST_F(RecorderFixture, AnOverloadedServerGetsTheEventOnALaterTry) {
+  auto o = options();
+  o.retryDelay = 0ms;
+  {
+    AggregatingEventRecorder recorder(sink, o);
+    sink.failures = {{api::reason::kInternalError, 500, "injected", {}},
+                     {api::reason::kTooManyRequests, 429, "slow down", {}}};
+    recorder.event(deployment("team", "web"), "Warning", "CreationFailed", "member2: conflict");
+    recorder.flush();
+    EXPECT_EQ(sink.all().size(), 1u);
+    EXPECT_EQ(recorder.stats().created, 1u);
+    // The answer lost after the server stored it: the retry finds its own event, not a second.
+    sink.failures = {{"lost", 0, "connection closed", {}}};
+    recorder.event(deployment("team", "db"), "Normal", "Scheduled", "member1: 1");
+    recorder.flush();
+    EXPECT_EQ(sink.all().size(), 2u);
+    EXPECT_EQ(recorder.stats().created, 2u);
+    // What the server refuses for good is not retried; what keeps failing is given up.
+    sink.failures = {{api::reason::kForbidden, 403, "forbidden", {}},
+                     {api::reason::kInternalError, 500, "1", {}}};
+    recorder.event(deployment("team", "x"), "Normal", "A", "a");
+    recorder.flush();
+    EXPECT_EQ(sink.failures.size(), 1u);  // the 403 was the only try
+    sink.failures.assign(4, {api::reason::kInternalError, 500, "down", {}});
+    recorder.event(deployment("team", "y"), "Normal", "B", "b");
+    recorder.flush();
+    EXPECT_TRUE(sink.failures.empty());  // 1 try + 3 retries
+    EXPECT_EQ(recorder.stats().failed, 2u);
+    EXPECT_EQ(sink.all().size(), 2u);
+  }
 }
 
 }  // namespace

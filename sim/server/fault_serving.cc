@@ -72,10 +72,14 @@ asio::awaitable<void> ApiServer::answerFault(net::HttpExchange& ex, Request& req
                        nullptr, "", details);
     reply.headers.emplace_back("Retry-After", std::to_string(plan.retryAfterSeconds));
   } else if (plan.fault == Fault::kConflict) {
-    reply = errorReply(conflict(r, req.path.name,
+    std::string name = req.path.name;  // a create names its object in the body
+    if (name.empty())
+      if (auto body = internal::parseObjectBody(req.http))
+        name = internal::metaString(*body, "name");
+    reply = errorReply(conflict(r, name,
                                 "the object has been modified; please apply your changes to the "
                                 "latest version and try again (injected fault)"),
-                       &r, req.path.name);
+                       &r, name);
   } else {
     reply = errorReply({api::reason::kInternalError,
                         500,
