@@ -23,7 +23,7 @@ source "$ROOT/e2e/move_lib.sh"
 UNSCHEDULABLE_FOR=5
 CAPACITY_TTL=60
 start_operator a || exit 1
-eventually 30 bash -c "[[ \$(kubectl get fc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}' | grep -c True) == 3 ]]" ||
+eventually 30 fleet_ready ||
   e2e_fail "members should turn Ready: $(kubectl get fc 2>&1)"
 kubectl create namespace "$NS" >/dev/null 2>&1
 

@@ -21,7 +21,7 @@ source "$ROOT/e2e/move_lib.sh"
 NOT_READY_FOR=5
 start_operator a || exit 1
 all_ready() { [[ $(kubectl get fc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True) == 3 ]]; }
-eventually 30 all_ready || e2e_fail "members should turn Ready: $(kubectl get fc 2>&1)"
+eventually 30 fleet_ready || e2e_fail "members should turn Ready: $(kubectl get fc 2>&1)"
 kubectl create namespace "$NS" >/dev/null 2>&1
 
 policy() {  # NAME FAILBACK [CLUSTERS]

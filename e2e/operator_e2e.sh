@@ -27,7 +27,7 @@ expect_contains "--help lists flags" "$("$OPERATOR" --help)" "--cluster-failover
 
 # --- The demo: Deployment -> FederatedDeployment -> ResourceBinding, scheduled over both regions ---
 start_operator a || exit 1
-eventually 30 bash -c "[[ \$(kubectl get fc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}' | grep -c True) == 3 ]]" ||
+eventually 30 fleet_ready ||
   e2e_fail "members should turn Ready: $(kubectl get fc -o wide 2>&1)"
 expect_eq "member3 reports its version" "$(kubectl get fc member3 -o jsonpath='{.status.kubernetesVersion}' | cut -c1)" "v"
 expect_contains "member2 resources collected" "$(kubectl get fc member2 -o jsonpath='{.status.resources.allocatable.cpu}')" "" 

@@ -131,6 +131,12 @@ launch_operator() {
     --leader-election-retry-period 500ms "$@" >>"$WORK/operator-$name.log" 2>&1 &
   echo $! >"$WORK/operator-$name.pid"
 }
+# fleet_ready: all three members Ready and reporting their resources (a placement needs both;
+# the resources may come a status write after Ready).
+fleet_ready() {
+  [[ $(kubectl get fc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}/{.status.resources.allocatable.cpu}{"\n"}{end}' | grep -c '^True/.') == 3 ]]
+}
+
 # start_operator NAME [flags...]: starts an operator and waits until it serves /readyz.
 start_operator() {
   local name=$1

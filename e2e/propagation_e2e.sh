@@ -38,7 +38,7 @@ fully_applied() { [[ $(condition "$1" FullyApplied) == True ]] && members_match 
 host_ready() { [[ $(kubectl get deploy "$1" -n "$NS" -o jsonpath='{.status.readyReplicas}/{.spec.replicas}') == "$2/$2" ]]; }
 
 start_operator a || exit 1
-eventually 30 bash -c "[[ \$(kubectl get fc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}' | grep -c True) == 3 ]]" ||
+eventually 30 fleet_ready ||
   e2e_fail "members should turn Ready: $(kubectl get fc 2>&1)"
 kubectl create namespace "$NS" >/dev/null 2>&1
 sed "s/namespace: demo/namespace: $NS/" "$ROOT/config/samples/demo/02-policy.yaml" | kubectl apply -f - >/dev/null

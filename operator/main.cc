@@ -81,11 +81,14 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
       delay = std::min(delay * 2, std::chrono::milliseconds(5000));
     }
   };
-  auto version = settled([&] { return c.getPath("/version"); });
+  // The calls' arguments are named: a coroutine keeps references, not copies, of them.
+  const std::string versionPath = "/version", gv = api::kGroupVersion, kind = "ResourceBinding",
+                    none, electionNs = options.leaderElectionNamespace;
+  auto version = settled([&] { return c.getPath(versionPath); });
   if (!version) {
     return "cannot reach the host API server " + config.server + ": " + version.error().message;
   }
-  auto crd = settled([&] { return c.resourceFor(api::kGroupVersion, "ResourceBinding"); });
+  auto crd = settled([&] { return c.resourceFor(gv, kind); });
   if (!crd) {
     if (crd.error().code == 404)
       return "the flotilla.io CRDs are not installed on the host " + config.server +
@@ -93,8 +96,7 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
     return "discovery on the host " + config.server + " failed: " + crd.error().message;
   }
   if (options.leaderElect) {
-    auto ns = settled(
-        [&] { return c.get(ctl::resources::kNamespaces, "", options.leaderElectionNamespace); });
+    auto ns = settled([&] { return c.get(ctl::resources::kNamespaces, none, electionNs); });
     if (!ns) {
       if (ns.error().code == 404)
         return "namespace " + options.leaderElectionNamespace +

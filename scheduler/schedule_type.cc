@@ -72,6 +72,7 @@ std::string encodeRecord(const ScheduleRecord& r) {
     for (const auto& c : r.failedOver) failed.emplace_back(c);
     o["failedOver"] = std::move(failed);
   }
+  if (!r.type.empty()) o["type"] = r.type;
   return boost::json::serialize(o);
 }
 
@@ -92,6 +93,10 @@ std::optional<ScheduleRecord> decodeRecord(const std::string& text) {
   for (const auto& [cluster, n] : estimates->as_object()) {
     if (!n.is_int64()) return std::nullopt;
     record.estimates[std::string(cluster)] = n.as_int64();
+  }
+  if (const auto* type = o.if_contains("type")) {
+    if (!type->is_string()) return std::nullopt;
+    record.type = std::string(type->as_string());
   }
   if (const auto* failed = o.if_contains("failedOver")) {
     if (!failed->is_array()) return std::nullopt;
@@ -233,6 +238,7 @@ api::ResourceBinding applyScheduleResult(const api::ResourceBinding& binding,
   }
   ScheduleRecord record = recordFor(binding);
   record.failedOver = decision.failedOver;
+  record.type = scheduleTypeName(type);
   out.metadata.annotations[kScheduleRecordAnnotation] = encodeRecord(record);
   api::setCondition(out.status.conditions, "Scheduled", "True", "Success", "", generation, time);
   out.status.schedulerObservedGeneration = generation;

@@ -30,6 +30,10 @@ struct ScheduleRecord {
   // when one is Ready again, failback (policy failover.failback: Rebalance) moves replicas back.
   // Not derived from the binding (recordFor leaves it empty): carried from record to record.
   std::vector<std::string> failedOver;
+  // The schedule that wrote this record ("ScaleSchedule"): when the placement was written but its
+  // status write was lost (an API error, a kill in between), the status repaired later still
+  // names the schedule that placed it. Not derived from the binding (recordFor leaves it empty).
+  std::string type;
   bool operator==(const ScheduleRecord&) const = default;
 };
 inline constexpr const char* kScheduleRecordAnnotation = "flotilla.io/schedule-record";

@@ -67,6 +67,10 @@ TEST(ScheduleTypeTest, FirstThenNothingOnUnrelatedUpdates) {
   EXPECT_EQ(decide(rb, members()).type, ScheduleType::kFirst);
   rb = scheduled(rb, ScheduleType::kFirst);
   EXPECT_EQ(rb.status.lastScheduleType, "FirstSchedule");
+  // The record written with the placement names the schedule too (a lost status write is
+  // repaired from it).
+  EXPECT_EQ(decodeRecord(rb.metadata.annotations[kScheduleRecordAnnotation])->type,
+            "FirstSchedule");
   EXPECT_EQ(rb.status.placementSummary, "member1=2 member2=2 member3=2");
   EXPECT_EQ(decide(rb, members()).type, ScheduleType::kNone);
   // Status writes, label changes and a restart (same objects read again) change nothing.
@@ -281,7 +285,10 @@ TEST(ScheduleTypeTest, RecordRoundTrips) {
   r.placementHash = "abc";
   r.estimates = {{"member1", 1}};
   r.failedOver = {"member3"};
+  r.type = "ScaleSchedule";
   EXPECT_EQ(decodeRecord(encodeRecord(r)), r);
+  EXPECT_EQ(decodeRecord(R"({"replicas":6,"placement":"abc","estimates":{},"type":7})"),
+            std::nullopt);
   EXPECT_EQ(decodeRecord(R"({"replicas":6,"placement":"abc","estimates":"old"})"), std::nullopt);
   EXPECT_EQ(decodeRecord(R"({"replicas":6,"placement":"abc","estimates":{},"failedOver":[1]})"),
             std::nullopt);

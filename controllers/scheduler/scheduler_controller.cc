@@ -353,8 +353,10 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
       // A placement written without its status (killed in between) is as new as now: the sync
       // controller times a make-before-break move from lastScheduledTime.
       if (repaired.lastScheduledTime.empty() ||
-          rb.status.schedulerObservedGeneration < rb.metadata.generation)
+          rb.status.schedulerObservedGeneration < rb.metadata.generation) {
         repaired.lastScheduledTime = api::formatRfc3339(now);
+        if (last && !last->type.empty()) repaired.lastScheduleType = last->type;
+      }
       repaired.schedulerObservedGeneration = rb.metadata.generation;
       api::setCondition(repaired.conditions, "Scheduled", "True", "Success", "",
                         rb.metadata.generation, api::formatRfc3339(now));
