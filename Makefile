@@ -11,11 +11,11 @@ JOBS      ?= $(shell nproc)
 DEPS := cmake ninja-build ccache g++ pkg-config \
         libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev \
         libssl-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev \
-        clang-format clang-tidy
+        clang-format clang-tidy python3
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: help deps build build-asan test test-unit test-asan lint format crds run bench fuzz clean
+.PHONY: help deps build build-asan test test-unit test-asan lint format crds run bench fuzz chaos clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -89,6 +89,17 @@ fuzz: deps ## libFuzzer (clang) on every decoder, FUZZ_TIME seconds each (docs/f
 	  $(FUZZ_DIR)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
 	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ -print_final_stats=1 \
 	    $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t 2>&1 | grep -E '^(stat::|#[0-9]+ +DONE|==|SUMMARY|fuzz check)' || exit 1; \
+	done
+
+CHAOS_WORKLOADS ?= 100
+CHAOS_KILLS     ?= 20
+chaos: deps $(BUILD_DIR)/build.ninja ## Chaos e2e, long: CHAOS_KILLS SIGKILLs over CHAOS_WORKLOADS Deployments with 10% faults, one operator then two (leader election)
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target flotilla-sim flotilla-operator flotillactl
+	@for v in single leader; do \
+	  echo "== chaos, variant $$v"; \
+	  FLOTILLACTL=$(BUILD_DIR)/cli/flotillactl CHAOS_VARIANT=$$v CHAOS_WORKLOADS=$(CHAOS_WORKLOADS) \
+	    CHAOS_KILLS=$(CHAOS_KILLS) CHAOS_CONVERGE_TIMEOUT=180 \
+	    bash e2e/chaos_e2e.sh $(BUILD_DIR)/sim/flotilla-sim $(BUILD_DIR)/operator/flotilla-operator || exit 1; \
 	done
 
 clean: ## Remove build directories
