@@ -1,6 +1,7 @@
 #include "controllers/cluster/cluster_controller.h"
 
 #include <algorithm>
+#include <cctype>
 #include <boost/json/serialize.hpp>
 #include <functional>
 
@@ -38,6 +39,13 @@ bool isTrustFailure(const api::Error& e) {
   if (e.reason != api::reason::kTransport) return false;
   return e.message.rfind("TLS handshake with ", 0) == 0 ||
          e.message.rfind("TLS setup for ", 0) == 0;
+}
+
+// The member answered, but not as an API server does: too big, or not HTTP at all.
+bool isProtocolFailure(const api::Error& e) {
+  if (e.reason != api::reason::kTransport) return false;
+  return e.message.find(" is not valid HTTP (") != std::string::npos ||
+         e.message.find("-byte limit") != std::string::npos;
 }
 
 }  // namespace
@@ -84,8 +92,28 @@ ProbeResult ClusterController::probe(MemberConnection& member) {
     answer = await(member.executor(), client.getRaw("/healthz"));  // older API servers
   }
   if (answer) {
-    if (answer->find("ok") != std::string::npos) return {ProbeOutcome::kHealthy, ""};
-    return {ProbeOutcome::kUnhealthy, "/readyz answered: " + answer->substr(0, 200)};
+    // kube-apiserver answers exactly "ok" (a verbose answer ends with "readyz check passed"):
+    // any other 200, such as a web server's page that happens to contain "ok", is not a ready API
+    // server.
+    std::string_view body(*answer);
+    while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back())))
+      body.remove_suffix(1);
+    const std::string_view passed = "check passed";
+    if (body == "ok" || (body.size() >= passed.size() &&
+                         body.substr(body.size() - passed.size()) == passed)) {
+      // /readyz is open to anonymous users (system:public-info-viewer): the credentials are
+      // proven by a request that needs them, the core discovery document.
+      auto discovery = await(member.executor(), client.getPath("/api"));
+      if (!discovery && (discovery.error().code == 401 || discovery.error().code == 403)) {
+        return {ProbeOutcome::kUnhealthy,
+                "the member rejected Flotilla's credentials (HTTP " +
+                    std::to_string(discovery.error().code) + "): " + discovery.error().message};
+      }
+      return {ProbeOutcome::kHealthy, ""};
+    }
+    return {ProbeOutcome::kUnhealthy,
+            "/readyz answered 200 but not \"ok\" (not a ready Kubernetes API server): " +
+                answer->substr(0, 120)};
   }
   const auto& e = answer.error();
   if (e.code == 401 || e.code == 403) {
@@ -98,6 +126,10 @@ ProbeResult ClusterController::probe(MemberConnection& member) {
   }
   if (isTrustFailure(e)) {
     return {ProbeOutcome::kUnhealthy, "TLS with the member failed: " + e.message};
+  }
+  if (isProtocolFailure(e)) {
+    return {ProbeOutcome::kUnhealthy,
+            "the member answered, but not as a Kubernetes API server: " + e.message};
   }
   return {ProbeOutcome::kUnreachable, "the member's API server did not answer: " + e.message};
 }
