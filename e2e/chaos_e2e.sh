@@ -34,6 +34,7 @@ case ${FLOTILLA_E2E_SIM_FAULTS:-} in
   none) unset FLOTILLA_E2E_SIM_FAULTS ;;
   "") export FLOTILLA_E2E_SIM_FAULTS=$ROOT/config/samples/sim/faults-10pct.json ;;
 esac
+SIM_TOPOLOGY=$ROOT/e2e/chaos_topology.yaml
 source "$ROOT/e2e/lib.sh"
 source "$ROOT/e2e/operator_lib.sh"
 RANDOM=$SEED  # the workloads, their changes and the kill moments follow from the seed

@@ -21,6 +21,7 @@ cleanup() {
 trap cleanup EXIT
 
 # --- The fleet ---
+# SIM_TOPOLOGY: the fleet's topology (default config/samples/sim/topology.yaml).
 # FLOTILLA_E2E_SIM_FAULTS: a flotilla-sim fault file (config/samples/sim/faults-10pct.json) every
 # cluster of the fleet starts with; its rules choose the operator's requests by user agent, so the
 # suite's own kubectl calls are answered normally.
@@ -31,7 +32,7 @@ if [[ -n ${FLOTILLA_E2E_SIM_FAULTS:-} ]]; then
 fi
 if [[ -z $REAL ]]; then
   export HOME=$WORK
-  "$SIM" up -f "$ROOT/config/samples/sim/topology.yaml" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >"$WORK/up.log" 2>&1 ||
+  "$SIM" up -f "${SIM_TOPOLOGY:-$ROOT/config/samples/sim/topology.yaml}" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >"$WORK/up.log" 2>&1 ||
     { cat "$WORK/up.log"; exit 1; }
   export KUBECONFIG=$WORK/fleet/host.kubeconfig
   declare -A MEMBER_KUBECONFIG=([member1]=$WORK/fleet/member1.kubeconfig
