@@ -107,7 +107,7 @@ namespace flotilla::api {
 Result<boost::json::value> parseJson(std::string_view text) {
   boost::system::error_code ec;
   boost::json::parse_options options;
-  options.max_depth = 128;  // deeper documents are rejected rather than risking the stack
+  options.max_depth = kMaxJsonDepth;  // deeper documents are rejected before the stack is at risk
   boost::json::value v = boost::json::parse(text, ec, {}, options);
   if (ec) {
     // Report where: count lines up to the point the parser stopped is not exposed by Boost.JSON,

@@ -36,6 +36,11 @@ Result<T> decode(const boost::json::value& json, const DecodeOptions& options = 
   return out;
 }
 
+// How deep JSON may nest wherever Flotilla reads it (its own parser and every client read). Boost's
+// default of 32 would refuse objects a real API server stores (FederatedDeployment templates keep
+// unknown fields), and a LIST or watch that cannot be read stalls a whole informer.
+inline constexpr std::size_t kMaxJsonDepth = 1000;
+
 // Parses JSON text; the error names the line and column.
 Result<boost::json::value> parseJson(std::string_view text);
 

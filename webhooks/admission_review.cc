@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "api/base64.h"
+#include "api/json_codec.h"
 
 namespace flotilla::webhooks {
 namespace json = boost::json;
@@ -43,7 +44,9 @@ const char* causeReason(const std::string& message) {
 
 api::Result<AdmissionRequest> decodeAdmissionReview(std::string_view body) {
   boost::system::error_code ec;
-  json::value doc = json::parse(body, ec);
+  json::parse_options deep;
+  deep.max_depth = api::kMaxJsonDepth;
+  json::value doc = json::parse(body, ec, {}, deep);
   if (ec) return bad("the body is not JSON: " + ec.message());
   if (!doc.is_object()) return bad("the body is not a JSON object");
   const json::object& review = doc.as_object();

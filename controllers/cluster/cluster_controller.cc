@@ -1,8 +1,8 @@
 #include "controllers/cluster/cluster_controller.h"
 
 #include <algorithm>
-#include <cctype>
 #include <boost/json/serialize.hpp>
+#include <cctype>
 #include <functional>
 
 #include "api/conditions.h"
@@ -99,15 +99,15 @@ ProbeResult ClusterController::probe(MemberConnection& member) {
     while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back())))
       body.remove_suffix(1);
     const std::string_view passed = "check passed";
-    if (body == "ok" || (body.size() >= passed.size() &&
-                         body.substr(body.size() - passed.size()) == passed)) {
+    if (body == "ok" ||
+        (body.size() >= passed.size() && body.substr(body.size() - passed.size()) == passed)) {
       // /readyz is open to anonymous users (system:public-info-viewer): the credentials are
       // proven by a request that needs them, the core discovery document.
       auto discovery = await(member.executor(), client.getPath("/api"));
       if (!discovery && (discovery.error().code == 401 || discovery.error().code == 403)) {
-        return {ProbeOutcome::kUnhealthy,
-                "the member rejected Flotilla's credentials (HTTP " +
-                    std::to_string(discovery.error().code) + "): " + discovery.error().message};
+        return {ProbeOutcome::kUnhealthy, "the member rejected Flotilla's credentials (HTTP " +
+                                              std::to_string(discovery.error().code) +
+                                              "): " + discovery.error().message};
       }
       return {ProbeOutcome::kHealthy, ""};
     }
@@ -218,8 +218,8 @@ api::Result<kube::ReconcileResult> ClusterController::finalize(const api::Federa
           // What a member answers is outside data: an item without a name is skipped, never
           // an exception out of the reconcile.
           const auto* meta = item.if_contains("metadata");
-          const auto* nsv = meta && meta->is_object() ? meta->as_object().if_contains("namespace")
-                                                      : nullptr;
+          const auto* nsv =
+              meta && meta->is_object() ? meta->as_object().if_contains("namespace") : nullptr;
           const auto* nv =
               meta && meta->is_object() ? meta->as_object().if_contains("name") : nullptr;
           if (!nsv || !nsv->is_string() || !nv || !nv->is_string()) continue;
@@ -398,7 +398,7 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
     auto status = decision.status;
     // The spec write above moved the generation; the conditions describe this new generation.
     int64_t generation = fc.metadata.generation;
-    if (const auto* m = latest.if_contains("metadata")) {
+    if (const auto* m = latest.if_contains("metadata"); m && m->is_object()) {
       if (const auto* g = m->as_object().if_contains("generation"); g && g->is_int64())
         generation = g->as_int64();
     }

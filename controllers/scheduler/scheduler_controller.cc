@@ -337,8 +337,7 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   if (auto it = rb.metadata.annotations.find(fs::kScheduleRecordAnnotation);
       it != rb.metadata.annotations.end())
     last = fs::decodeRecord(it->second);
-  const auto decision =
-      fs::decideSchedule(rb, last, fleetNow->clusters, now, failover);
+  const auto decision = fs::decideSchedule(rb, last, fleetNow->clusters, now, failover);
   if (decision.type == fs::ScheduleType::kNone) {
     // The placement is current but its status is not (an operator killed between the spec and
     // the status write): say what is placed, without rescheduling.
@@ -419,7 +418,7 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
     latest = std::move(*written);
     // Our own write moved the generation; the result describes that generation.
     int64_t generation = updated.metadata.generation;
-    if (const auto* m = latest.if_contains("metadata"))
+    if (const auto* m = latest.if_contains("metadata"); m && m->is_object())
       if (const auto* g = m->as_object().if_contains("generation"); g && g->is_int64())
         generation = g->as_int64();
     if (result.ok()) {

@@ -35,6 +35,12 @@ std::string uidOf(const json::object& o) {
   return uid && uid->is_string() ? std::string(uid->as_string()) : "";
 }
 
+// An object a member sent may lack metadata (outside data): that is "not being deleted".
+bool deleting(const json::object& o) {
+  const auto* meta = o.if_contains("metadata");
+  return meta && meta->is_object() && meta->as_object().contains("deletionTimestamp");
+}
+
 }  // namespace
 
 SyncController::SyncController(kube::RestClient& host, boost::asio::any_io_executor executor,
@@ -50,16 +56,14 @@ SyncController::SyncController(kube::RestClient& host, boost::asio::any_io_execu
 void SyncController::watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
                            kube::SharedInformer& bindings, kube::SharedInformer& clusters) {
   // The template (generation), overrides and deletion of the FederatedDeployment.
-  controller.watch(
-      federatedDeployments, kube::mapToSelf(),
-      kube::Predicate{nullptr,
-                      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
-                        return kube::generationChanged().update(a, b) ||
-                               kube::annotationsChanged().update(a, b) ||
-                               a->at("metadata").as_object().contains("deletionTimestamp") !=
-                                   b->at("metadata").as_object().contains("deletionTimestamp");
-                      },
-                      nullptr});
+  controller.watch(federatedDeployments, kube::mapToSelf(),
+                   kube::Predicate{nullptr,
+                                   [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+                                     return kube::generationChanged().update(a, b) ||
+                                            kube::annotationsChanged().update(a, b) ||
+                                            deleting(*a) != deleting(*b);
+                                   },
+                                   nullptr});
   // spec.clusters (the scheduler's result); our own status writes do not matter.
   controller.watch(bindings, kube::mapToSelf(), kube::generationChanged());
   // A cluster whose readiness changed: retry (or report) the bindings placed on it. Status
@@ -309,8 +313,9 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     auto added = await(executor_, host_.updateWithRetry(
                                       resources::kFederatedDeployments, fd->metadata.namespace_,
                                       fd->metadata.name, [](json::object& o) -> api::Result<bool> {
-                                        auto& meta = o["metadata"].as_object();
-                                        auto& list = meta["finalizers"];
+                                        auto& meta = o["metadata"];
+                                        if (!meta.is_object()) meta = json::object{};
+                                        auto& list = meta.as_object()["finalizers"];
                                         if (!list.is_array()) list = json::array{};
                                         for (const auto& f : list.as_array())
                                           if (f == json::value(kCleanupFinalizer)) return false;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "api/base64.h"
+#include "api/json_codec.h"
 #include "kube/client/rate_limiter.h"
 #include "kube/client/status_error.h"
 #include "kube/net/http_client.h"
@@ -169,7 +170,9 @@ struct RestClient::Impl {
     if (!response) co_return response.error();
     if (response->body.empty()) co_return json::value();
     boost::system::error_code ec;
-    json::value parsed = json::parse(response->body, ec);
+    json::parse_options deep;
+    deep.max_depth = api::kMaxJsonDepth;
+    json::value parsed = json::parse(response->body, ec, {}, deep);
     if (ec)
       co_return api::Error{api::reason::kInternalError,
                            response->status,

