@@ -35,6 +35,33 @@ std::string uidOf(const json::object& o) {
   return uid && uid->is_string() ? std::string(uid->as_string()) : "";
 }
 
+// The scheduler's status describes the binding's current spec (Scheduled=True for its generation),
+// read from the cached object as it is.
+// Read from the JSON directly: it runs for every binding update event.
+bool placementCurrent(const json::object& o) {
+  auto field = [](const json::object& in, const char* name) -> const json::value* {
+    return in.if_contains(name);
+  };
+  const auto* meta = field(o, "metadata");
+  const auto* status = field(o, "status");
+  if (!meta || !meta->is_object() || !status || !status->is_object()) return false;
+  const auto* generation = field(meta->as_object(), "generation");
+  const auto* observed = field(status->as_object(), "schedulerObservedGeneration");
+  if (!generation || !generation->is_int64() || !observed || !observed->is_int64() ||
+      observed->as_int64() < generation->as_int64())
+    return false;
+  const auto* conditions = field(status->as_object(), "conditions");
+  if (!conditions || !conditions->is_array()) return false;
+  for (const auto& c : conditions->as_array()) {
+    if (!c.is_object()) continue;
+    const auto* type = field(c.as_object(), "type");
+    const auto* value = field(c.as_object(), "status");
+    if (type && type->is_string() && type->as_string() == "Scheduled")
+      return value && value->is_string() && value->as_string() == "True";
+  }
+  return false;
+}
+
 // An object a member sent may lack metadata (outside data): that is "not being deleted".
 bool deleting(const json::object& o) {
   const auto* meta = o.if_contains("metadata");
@@ -64,8 +91,16 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
                                             deleting(*a) != deleting(*b);
                                    },
                                    nullptr});
-  // spec.clusters (the scheduler's result); our own status writes do not matter.
-  controller.watch(bindings, kube::mapToSelf(), kube::generationChanged());
+  // spec.clusters (the scheduler's result), and the scheduler's status saying that placement is
+  // current: only then are clusters left out of it cleaned (a status write lost and repaired
+  // later comes without a generation change). Our own status writes do not matter.
+  controller.watch(bindings, kube::mapToSelf(),
+                   kube::Predicate{nullptr,
+                                   [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+                                     return kube::generationChanged().update(a, b) ||
+                                            placementCurrent(*a) != placementCurrent(*b);
+                                   },
+                                   nullptr});
   // A cluster whose readiness changed: retry (or report) the bindings placed on it. Status
   // writes that only move resources do not matter here.
   watchClusterReadiness(controller, clusters, bindings);
