@@ -54,7 +54,9 @@ std::optional<std::vector<std::string>> pointerTokens(std::string_view pointer) 
 
 std::optional<size_t> arrayIndex(const std::string& token, size_t size, bool allowEnd) {
   if (allowEnd && token == "-") return size;
-  if (token.empty() || (token.size() > 1 && token[0] == '0')) return std::nullopt;
+  // More than 18 digits cannot be an index of any real list, and would wrap the count around.
+  if (token.empty() || token.size() > 18 || (token.size() > 1 && token[0] == '0'))
+    return std::nullopt;
   size_t n = 0;
   for (char c : token) {
     if (c < '0' || c > '9') return std::nullopt;

@@ -1,8 +1,10 @@
 #include "kube/leader/lease_lock.h"
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/json.hpp>
+#include <climits>
 
 #include "kube/client/rest_client.h"
 #include "kube/client/status_error.h"
@@ -21,7 +23,9 @@ std::string str(const json::object& o, const char* key) {
 }
 int integer(const json::object& o, const char* key) {
   const auto* v = o.if_contains(key);
-  return v && v->is_int64() ? static_cast<int>(v->as_int64()) : 0;
+  // Outside data: clamped into int, so a huge count cannot wrap (nor overflow when incremented).
+  if (!v || !v->is_int64()) return 0;
+  return static_cast<int>(std::clamp<int64_t>(v->as_int64(), 0, INT32_MAX - 1));
 }
 
 ObservedLease fromObject(const json::object& lease) {

@@ -46,6 +46,10 @@ TEST(JsonPatch, ErrorsNameTheOperation) {
   EXPECT_NE(test.error().message.find("differs"), std::string::npos);
   EXPECT_FALSE(applyJsonPatch(j("{}"), j(R"([{"op":"explode","path":"/a"}])")));
   EXPECT_FALSE(applyJsonPatch(j("{}"), j(R"({"op":"add"})")));
+  // 2^64 is not index 0: an index that would wrap the count is no index at all.
+  EXPECT_FALSE(applyJsonPatch(
+      j(R"({"l":[1,2]})"),
+      j(R"([{"op":"replace","path":"/l/18446744073709551616","value":9}])")));
   // "~1" is "/" in a pointer token.
   EXPECT_EQ(*applyJsonPatch(j(R"({"m":{"a/b":1}})"), j(R"([{"op":"remove","path":"/m/a~1b"}])")),
             j(R"({"m":{}})"));
