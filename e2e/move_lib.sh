@@ -32,18 +32,19 @@ for m in "${MEMBERS[@]}"; do
   MEMBER_SERVER[$m]=$(kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')
   MEMBER_TOKEN[$m]=$(kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" config view --raw --minify -o jsonpath='{.users[0].user.token}')
 done
-# available_on MEMBER WORKLOAD: the member Deployment's status.availableReplicas (0 when absent or
-# the member does not answer within 1 s).
+# available_on MEMBER WORKLOAD: the member Deployment's status.availableReplicas (0 when absent),
+# or "?" when the member did not answer within 1 s (a loaded machine): that is no measurement.
 available_on() {
   local body
   body=$(curl -sk --max-time 1 -H "Authorization: Bearer ${MEMBER_TOKEN[$1]}" \
-    "${MEMBER_SERVER[$1]}/apis/apps/v1/namespaces/$NS/deployments/$2" 2>/dev/null)
+    "${MEMBER_SERVER[$1]}/apis/apps/v1/namespaces/$NS/deployments/$2" 2>/dev/null) || { echo "?"; return; }
   grep -o '"availableReplicas": *[0-9]*' <<<"$body" | grep -o '[0-9]*$' || echo 0
 }
 available_sum() {
   local m total=0 n
   for m in "${MEMBERS[@]}"; do
     n=$(available_on "$m" "$1")
+    [[ $n == "?" ]] && n=0
     total=$((total + ${n:-0}))
   done
   echo $total
@@ -56,10 +57,11 @@ start_sampler() {
     local m line="" total=0 n
     for m in "${MEMBERS[@]}"; do
       n=$(available_on "$m" "$1")
+      [[ $n == "?" ]] && { total=""; break; }  # a member did not answer: no sample
       total=$((total + ${n:-0}))
       line+=" $m=${n:-0}"
     done
-    echo "$total $(date +%T.%N | cut -c1-12)$line"
+    [[ -n $total ]] && echo "$total $(date +%T.%N | cut -c1-12)$line"
     sleep 0.2
   done) >"$WORK/$2.samples" 2>/dev/null &
   echo $! >"$WORK/$2.sampler"
