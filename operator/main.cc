@@ -81,7 +81,8 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
       delay = std::min(delay * 2, std::chrono::milliseconds(5000));
     }
   };
-  // The calls' arguments are named: a coroutine keeps references, not copies, of them.
+  // The calls' arguments are named, defaults included: a coroutine keeps references, not copies,
+  // of them, and a temporary made inside the lambda dies when it returns.
   const std::string versionPath = "/version", gv = api::kGroupVersion, kind = "ResourceBinding",
                     none, electionNs = options.leaderElectionNamespace;
   auto version = settled([&] { return c.getPath(versionPath); });
@@ -96,7 +97,7 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
     return "discovery on the host " + config.server + " failed: " + crd.error().message;
   }
   if (options.leaderElect) {
-    auto ns = settled([&] { return c.get(ctl::resources::kNamespaces, none, electionNs); });
+    auto ns = settled([&] { return c.get(ctl::resources::kNamespaces, none, electionNs, none); });
     if (!ns) {
       if (ns.error().code == 404)
         return "namespace " + options.leaderElectionNamespace +
@@ -246,8 +247,8 @@ int main(int argc, char** argv) {
   ctl::automigration::AutoMigrationController autoMigration(
       manager->client(), manager->executor(), {*bindings, *policies, *clusterPolicies, *clusters},
       members);
-  auto& autoMigrationLoop = manager->addController("automigration", autoMigration,
-                                                   controllerOptions());
+  auto& autoMigrationLoop =
+      manager->addController("automigration", autoMigration, controllerOptions());
   autoMigration.watch(autoMigrationLoop, *bindings, *clusters);
 
   // What happens on members reaches the controllers through their queues. Member status churn
@@ -258,9 +259,9 @@ int main(int argc, char** argv) {
   };
   // Status-only changes matter to sync while a binding is not fully applied (a make-before-break
   // move waits for new replicas to become available).
-  memberEvents.deploymentChanged = [&syncLoop, &statusLoop, &bindings](
-                                       const std::string&, const std::string& binding,
-                                       bool specChanged) {
+  memberEvents.deploymentChanged = [&syncLoop, &statusLoop, &bindings](const std::string&,
+                                                                       const std::string& binding,
+                                                                       bool specChanged) {
     if (specChanged) {
       syncLoop.queue().add(binding);
     } else if (auto rb = bindings->store().get(binding); rb && !ctl::sync::fullyApplied(*rb)) {
