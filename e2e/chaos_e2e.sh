@@ -131,6 +131,24 @@ snapshot() {
   done
 }
 check() { snapshot && python3 "$ROOT/e2e/chaos_check.py" "$INPUTS" "$WORK/state" "$WORK/rb.watch" >"$WORK/check.out" 2>&1; }
+# An operator that exited on its own (a lost Lease, say) is started again, as its Deployment's
+# pod would be; the exit and the end of its log are reported, never hidden.
+RESTARTS=0
+supervise() {
+  local op pid
+  for op in "${operators[@]}"; do
+    [[ -f $WORK/operator-$op.pid ]] || continue
+    pid=$(cat "$WORK/operator-$op.pid")
+    kill -0 "$pid" 2>/dev/null && continue
+    wait "$pid" 2>/dev/null
+    echo "operator $op exited on its own (status $?); restarted. Its last lines:" >&3
+    tail -8 "$WORK/operator-$op.log" | sed 's/^/    /' >&3
+    RESTARTS=$((RESTARTS + 1))
+    launch_operator "$op"
+  done
+}
+converged_now() { supervise; check; }
+exec 3>&1
 
 # --- Rounds: work, a kill in the middle of it, a new operator, convergence ---
 per_round=$(((WORKLOADS + KILLS - 1) / KILLS))
@@ -184,7 +202,7 @@ for round in $(seq 1 "$KILLS"); do
   wait $work || { e2e_fail "round $round: the user's kubectl failed"; break; }
   t0=$(date +%s.%N)
   launch_operator "$victim_op"
-  if eventually "$CONVERGE_TIMEOUT" check; then
+  if eventually "$CONVERGE_TIMEOUT" converged_now; then
     took=$(echo "$(date +%s.%N) - $t0" | bc)
     times+=("$took")
     printf 'round %2d: killed %s; converged %.1f s after the restart (%s)\n' "$round" "$victim_op" "$took" "$(cat "$WORK/check.out")"
@@ -205,6 +223,7 @@ if ((${#times[@]} == KILLS)); then
       awk '/^flotilla_sim_injected_faults_total/ {s += $NF} END {print s + 0}'
   done | paste -sd+ | bc)
   echo "chaos: faults injected into the operator's requests: $faults"
+  echo "chaos: operators that exited on their own and were restarted: $RESTARTS"
 fi
 E2E_CHECKS=$((E2E_CHECKS + 1))
 [[ -s $WORK/rb.watch ]] || e2e_fail "the binding watch saw nothing: $(cat "$WORK/rb.watch.err")"
