@@ -227,15 +227,26 @@ Quantity Quantity::fromMilli(int64_t milli) {
 int64_t Quantity::value() const { return divideUp(nanos_, kNanosPerUnit); }
 int64_t Quantity::milliValue() const { return divideUp(nanos_, 1'000'000); }
 
+// Sums of many parsed quantities (a cluster's allocatable, a workload's requests) saturate
+// instead of overflowing: signed overflow is undefined behaviour, and a saturated value still
+// compares as "more than anything" wherever it is used.
+namespace {
+constexpr __int128 kInt128Max =
+    static_cast<__int128>((static_cast<unsigned __int128>(1) << 127) - 1);
+constexpr __int128 kInt128Min = -kInt128Max - 1;
+}  // namespace
+
 Quantity& Quantity::operator+=(const Quantity& other) {
   if (nanos_ == 0) format_ = other.format_;
-  nanos_ += other.nanos_;
+  const __int128 add = other.nanos_;  // `other` may be *this
+  if (__builtin_add_overflow(nanos_, add, &nanos_)) nanos_ = add > 0 ? kInt128Max : kInt128Min;
   return *this;
 }
 
 Quantity& Quantity::operator-=(const Quantity& other) {
   if (nanos_ == 0) format_ = other.format_;
-  nanos_ -= other.nanos_;
+  const __int128 sub = other.nanos_;  // `other` may be *this
+  if (__builtin_sub_overflow(nanos_, sub, &nanos_)) nanos_ = sub < 0 ? kInt128Max : kInt128Min;
   return *this;
 }
 

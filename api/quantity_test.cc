@@ -146,6 +146,20 @@ TEST(QuantityTest, ExactArithmetic) {
   EXPECT_TRUE((q("2Gi") - q("2Gi")).isZero());
 }
 
+TEST(QuantityTest, SumsSaturateInsteadOfOverflowing) {
+  // Doubling the largest parsable quantity overflows 128 bits after ~65 steps; it must stay the
+  // largest value (UBSan would stop the test on a signed overflow).
+  Quantity big = q("9223372036854775807");
+  Quantity sum = big;
+  for (int i = 0; i < 200; ++i) sum += sum;
+  EXPECT_GT(sum, big);
+  EXPECT_EQ(sum.value(), INT64_MAX);
+  Quantity debt;
+  for (int i = 0; i < 200; ++i) debt -= sum;
+  EXPECT_LT(debt, Quantity());
+  EXPECT_EQ(debt.value(), INT64_MIN);
+}
+
 TEST(QuantityTest, ValueAndMilliValueRoundUpLikeKubernetes) {
   EXPECT_EQ(q("1.5").milliValue(), 1500);
   EXPECT_EQ(q("100m").milliValue(), 100);

@@ -179,13 +179,16 @@ mkubectl() { local m=$1; shift; kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" 
 # aside, and FederatedClusters (their lastProbeTime is refreshed once a minute by design). On a
 # member only what Flotilla writes counts (Deployments and Namespaces, not
 # deployments/status, which the member's own deployment controller keeps writing).
-writes() {
+writes() { write_lines "$@" | awk '{ s += $NF } END { print s + 0 }'; }
+# write_lines KUBECONFIG [member]: the counters writes() adds up, one line each, so that a changed
+# count can be shown by resource and verb (diff two snapshots).
+write_lines() {
   kubectl --kubeconfig "$1" get --raw /metrics 2>/dev/null |
     awk -v member="${2:-}" '/^apiserver_request_total\{/ && /verb="(POST|PUT|CREATE|UPDATE|PATCH|APPLY|DELETE|DELETECOLLECTION)"/ &&
          !/resource="(leases|events|federatedclusters)"/ {
            if (member != "" && !(/resource="(deployments|namespaces)"/ && /subresource=""/)) next
-           s += $NF
-         } END { print s + 0 }'
+           print
+         }' | sort
 }
 
 # quiet NAME: waits (up to 30 s) until operator NAME has nothing to do: every work queue empty

@@ -75,8 +75,13 @@ fi
 
 # --- Restart over the converged demo: zero writes on the host and on every member ---
 quiet a || e2e_fail "the operator should go quiet over the converged demo"
+# A real host's namespace controller is still emptying the namespaces earlier suites deleted (one
+# DELETE per resource type, per pass); those writes are not Flotilla's, so they must be over first.
+no_terminating() { ! kubectl get ns --no-headers 2>/dev/null | grep -q Terminating; }
+eventually 120 no_terminating || e2e_fail "namespaces still terminating: $(kubectl get ns)"
 declare -A before_writes=()
 before_writes[host]=$(writes "$KUBECONFIG")
+host_lines_before=$(write_lines "$KUBECONFIG")
 for m in "${MEMBERS[@]}"; do before_writes[$m]=$(writes "${MEMBER_KUBECONFIG[$m]}" member); done
 member_versions() { for m in "${MEMBERS[@]}"; do mkubectl "$m" get deploy -n "$NS" -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}'; done; }
 mv_before=$(member_versions)
@@ -87,7 +92,12 @@ eventually 30 connected || e2e_fail "the restarted operator should see every mem
 # Every controller has had its full pass (including the 1 s retries while members connect).
 quiet a || e2e_fail "the restarted operator should go quiet"
 expect_contains "the restarted operator did reconcile" "$(metrics a)" 'flotilla_controller_reconcile_total{controller="status"}'
-expect_eq "restart: host writes" "$(writes "$KUBECONFIG")" "${before_writes[host]}"
+host_writes_after=$(writes "$KUBECONFIG")
+if [[ $host_writes_after != "${before_writes[host]}" ]]; then
+  echo "restart: host write counters that changed:"
+  diff <(echo "$host_lines_before") <(write_lines "$KUBECONFIG") | grep '^[<>]'
+fi
+expect_eq "restart: host writes" "$host_writes_after" "${before_writes[host]}"
 for m in "${MEMBERS[@]}"; do
   if [[ -z $REAL ]]; then
     expect_eq "restart: $m writes" "$(writes "${MEMBER_KUBECONFIG[$m]}" member)" "${before_writes[$m]}"

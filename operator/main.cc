@@ -233,6 +233,7 @@ int main(int argc, char** argv) {
 
   ctl::sync::SyncControllerOptions syncOptions;
   syncOptions.gracefulMoveTimeout = options.gracefulMoveTimeout;
+  syncOptions.failoverGrace = options.clusterFailoverGrace;
   ctl::sync::SyncController sync(manager->client(), manager->executor(),
                                  {*federated, *bindings, *clusters}, members, recorder,
                                  syncOptions);

@@ -144,6 +144,13 @@ bool SyncController::deletedYet(const std::string& cluster, const std::string& k
   return false;
 }
 
+bool SyncController::downLongerThanGrace(const api::FederatedCluster& fc) const {
+  const auto* ready = api::findCondition(fc.status.conditions, "Ready");
+  if (!ready || ready->status == "True") return false;
+  const auto since = api::parseRfc3339(ready->lastTransitionTime);
+  return since && options_.wallClock() - *since >= options_.failoverGrace;
+}
+
 std::string SyncController::readyProblem(const std::string& cluster) const {
   const auto fc = informers_.clusters.store().get(cluster);
   if (!fc) return "cluster " + cluster + " is not registered";
@@ -257,6 +264,7 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
   const bool skip = fd.metadata.annotations.count(kSkipMemberCleanupAnnotation) &&
                     fd.metadata.annotations.at(kSkipMemberCleanupAnnotation) == "true";
   std::string waiting;
+  std::string abandoned;  // members down for longer than the failover grace
   if (!skip) {
     // Every cluster of the fleet (not only those connected now: just after a restart the
     // registry may still be empty), asked live (the cache may not have seen a create that just
@@ -267,8 +275,14 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
       if (!fc || fc->metadata.deletionTimestamp) continue;
       auto member = members_.get(cluster);
       if (!member || !readyProblem(cluster).empty()) {
-        // Retried until it is back (or the user sets flotilla.io/skip-member-cleanup).
-        waiting += (waiting.empty() ? "" : ", ") + cluster;
+        // Retried until it is back, the failover grace has passed, or the user sets
+        // flotilla.io/skip-member-cleanup. Without the grace one dead cluster — even one no
+        // policy selects — would hold up the deletion of every workload of the fleet forever.
+        if (downLongerThanGrace(*fc)) {
+          abandoned += (abandoned.empty() ? "" : ", ") + cluster;
+        } else {
+          waiting += (waiting.empty() ? "" : ", ") + cluster;
+        }
         continue;
       }
       kube::ListOptions selector;
@@ -301,6 +315,11 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
     events_.event(involved(fd), "Warning", "CleanupPending",
                   "waiting to remove the member Deployments on " + waiting);
     return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
+  }
+  if (!abandoned.empty()) {
+    events_.event(involved(fd), "Warning", "CleanupSkipped",
+                  "not Ready for longer than the failover grace, member Deployments left behind on " +
+                      abandoned);
   }
   auto removed = await(
       executor_, host_.updateWithRetry(resources::kFederatedDeployments, fd.metadata.namespace_,

@@ -29,6 +29,10 @@ struct SyncControllerOptions {
   // A make-before-break move that has not completed this long after its placement was written
   // (status.lastScheduledTime) applies the new counts as they are (--graceful-move-timeout).
   std::chrono::nanoseconds gracefulMoveTimeout = std::chrono::minutes(10);
+  // A member not Ready for this long (--cluster-failover-grace, counted from its Ready
+  // condition's lastTransitionTime) no longer holds up the deletion of a workload: the same rule
+  // as a FederatedCluster's own deletion (docs/decisions.md).
+  std::chrono::nanoseconds failoverGrace = std::chrono::seconds(60);
   std::function<api::Clock::time_point()> wallClock = api::Clock::now;
 };
 
@@ -54,6 +58,8 @@ class SyncController final : public kube::Reconciler {
                              const std::string& cluster, int32_t replicas, Retry* retry);
   api::Result<kube::ReconcileResult> cleanup(const api::FederatedDeployment& fd,
                                              const std::string& key);
+  // Not Ready (False or Unknown) since longer ago than options_.failoverGrace.
+  bool downLongerThanGrace(const api::FederatedCluster& fc) const;
   std::string readyProblem(const std::string& cluster) const;
 
   kube::RestClient& host_;

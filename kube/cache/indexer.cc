@@ -1,5 +1,7 @@
 #include "kube/cache/indexer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/json.hpp>
 #include <mutex>
 
@@ -50,20 +52,35 @@ Indexer::Indexer() {
   });
 }
 
+namespace {
+// An index function reads outside data; one that throws on an object it did not expect (a bug)
+// indexes that object under no value rather than leaving the store half updated.
+std::vector<std::string> indexValues(const std::string& name, const IndexFunc& func,
+                                     const json::object& object) {
+  try {
+    return func(object);
+  } catch (const std::exception& e) {
+    spdlog::error("indexer: index {} failed on {}: {}", name, objectKey(object), e.what());
+    return {};
+  }
+}
+}  // namespace
+
 void Indexer::addIndex(const std::string& name, IndexFunc func) {
   std::unique_lock lock(mutex_);
   indexFuncs_[name] = std::move(func);
   auto& index = indexes_[name];
   index.clear();
   for (const auto& [key, object] : objects_) {
-    for (const auto& value : indexFuncs_[name](*object)) index[value].insert(key);
+    for (const auto& value : indexValues(name, indexFuncs_[name], *object))
+      index[value].insert(key);
   }
 }
 
 void Indexer::indexLocked(const std::string& key, const json::object& object, bool add) {
   for (const auto& [name, func] : indexFuncs_) {
     auto& index = indexes_[name];
-    for (const auto& value : func(object)) {
+    for (const auto& value : indexValues(name, func, object)) {
       if (add) {
         index[value].insert(key);
       } else if (auto it = index.find(value); it != index.end()) {

@@ -1,5 +1,7 @@
 #include "kube/cache/informer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -8,7 +10,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
-#include <spdlog/spdlog.h>
 #include <condition_variable>
 #include <random>
 #include <thread>
@@ -50,23 +51,29 @@ struct SharedInformer::State {
     ++stats.failures;
     std::string text = std::string(what) + " " + resource.str() + ": " + error.str();
     std::lock_guard lock(errorMutex);
-    if (text != lastError)
-      spdlog::warn("informer: {} (retrying with backoff)", text);
+    if (text != lastError) spdlog::warn("informer: {} (retrying with backoff)", text);
     lastError = std::move(text);
   }
 
+  // A handler that throws (a bug: handlers only enqueue keys) is logged and the others still
+  // run; the exception must not end the informer's coroutine, which would leave a cache that
+  // looks synced and never changes again.
   void dispatch(const Change& change) {
     for (const auto& h : handlers) {
-      switch (change.type) {
-        case Change::Type::kAdded:
-          if (h.onAdd) h.onAdd(change.newObject);
-          break;
-        case Change::Type::kUpdated:
-          if (h.onUpdate) h.onUpdate(change.oldObject, change.newObject);
-          break;
-        case Change::Type::kDeleted:
-          if (h.onDelete) h.onDelete(change.oldObject, change.finalStateUnknown);
-          break;
+      try {
+        switch (change.type) {
+          case Change::Type::kAdded:
+            if (h.onAdd) h.onAdd(change.newObject);
+            break;
+          case Change::Type::kUpdated:
+            if (h.onUpdate) h.onUpdate(change.oldObject, change.newObject);
+            break;
+          case Change::Type::kDeleted:
+            if (h.onDelete) h.onDelete(change.oldObject, change.finalStateUnknown);
+            break;
+        }
+      } catch (const std::exception& e) {
+        spdlog::error("informer: an event handler of {} threw: {}", resource.str(), e.what());
       }
     }
   }
@@ -268,7 +275,17 @@ void SharedInformer::addHandler(EventHandler handler) {
 void SharedInformer::start(asio::any_io_executor executor) {
   if (state_->started.exchange(true)) return;
   state_->executor = executor;
-  asio::co_spawn(executor, run(state_), [s = state_](std::exception_ptr) {
+  asio::co_spawn(executor, run(state_), [s = state_](std::exception_ptr error) {
+    if (error) {
+      // Not expected (failures are values and retried); said loudly, since the cache stops here.
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        spdlog::error("informer: {} stopped on an exception: {}", s->resource.str(), e.what());
+      } catch (...) {
+        spdlog::error("informer: {} stopped on an exception", s->resource.str());
+      }
+    }
     std::lock_guard lock(s->finishMutex);
     s->finished = true;
     s->finishWake.notify_all();

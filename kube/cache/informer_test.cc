@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <boost/json.hpp>
 #include <random>
+#include <stdexcept>
 
 #include "kube/client/delayer_recorder.h"
 #include "kube/client/scripted_server.h"
@@ -205,6 +207,45 @@ TEST_P(InformerTruth, HandlersMatchTheServerAcrossDropsAndRelists) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, InformerTruth, ::testing::Values(1u, 7u, 42u));
 
+// A handler that throws is a bug, but it must not end the informer: the other handlers and the
+// cache keep following the server.
+TEST(Informer, AThrowingHandlerDoesNotStopTheCache) {
+  IoThread io;
+  TruthServer truth(3);
+  testing::ScriptedServer server(io, [&](const net::HttpRequest& r) { return truth.answer(r); });
+  RestConfig config;
+  config.server = server.url();
+  RestClientOptions clientOptions;
+  auto delayer = std::make_shared<testing::RecordingDelayer>();
+  clientOptions.delayer = delayer;
+  auto client = RestClient::create(io.io().get_executor(), config, clientOptions).value();
+  truth.put("a", "v0");
+  InformerOptions options;
+  options.delayer = delayer;
+  SharedInformer informer(*client, kConfigMaps, options);
+  std::atomic<int> thrown{0};
+  EventHandler bad;
+  bad.onAdd = [&](const ObjectPtr&) {
+    ++thrown;
+    throw std::runtime_error("handler bug");
+  };
+  bad.onUpdate = [&](const ObjectPtr&, const ObjectPtr&) {
+    ++thrown;
+    throw std::runtime_error("handler bug");
+  };
+  informer.addHandler(bad);
+  HandlerView view;
+  informer.addHandler(view.handler());
+  informer.start(io.io().get_executor());
+  ASSERT_TRUE(eventually([&] { return informer.hasSynced(); }));
+  truth.put("b", "v1");
+  truth.put("a", "v2");
+  ASSERT_TRUE(eventually([&] { return view.snapshot() == truth.truth(); }));
+  EXPECT_GE(thrown.load(), 3);
+  EXPECT_EQ(informer.store().size(), 2u);
+  informer.stop();
+}
+
 TEST(Indexer, IndexesFollowUpdatesAndDeletes) {
   Indexer indexer;
   indexer.addIndex("labels", labelIndexValues);
@@ -231,6 +272,32 @@ TEST(Indexer, IndexesFollowUpdatesAndDeletes) {
   EXPECT_TRUE(changes[1].finalStateUnknown);
   EXPECT_TRUE(indexer.byIndex("labels", "app=api").empty());
   EXPECT_EQ(indexer.keys(), (std::vector<std::string>{"b/y", "c/z"}));
+}
+
+// An index function that throws on an object it did not expect leaves that object stored (under
+// no value of that index) and every other index consistent.
+TEST(Indexer, AThrowingIndexFunctionLeavesTheStoreConsistent) {
+  Indexer indexer;
+  indexer.addIndex("app", [](const json::object& o) {
+    return std::vector<std::string>{std::string(
+        o.at("metadata").at("labels").at("app").as_string())};  // throws without the label
+  });
+  json::object good{{"metadata", json::object{{"namespace", "a"},
+                                              {"name", "x"},
+                                              {"resourceVersion", "1"},
+                                              {"labels", json::object{{"app", "web"}}}}}};
+  json::object bad{
+      {"metadata", json::object{{"namespace", "a"}, {"name", "y"}, {"resourceVersion", "2"}}}};
+  ASSERT_TRUE(indexer.upsert(std::make_shared<json::object>(good)));
+  ASSERT_TRUE(indexer.upsert(std::make_shared<json::object>(bad)));
+  EXPECT_EQ(indexer.size(), 2u);
+  EXPECT_EQ(indexer.byIndex("app", "web").size(), 1u);
+  EXPECT_EQ(indexer.byIndex(kNamespaceIndex, "a").size(), 2u);
+  ASSERT_TRUE(indexer.remove(bad));
+  ASSERT_TRUE(indexer.remove(good));
+  EXPECT_EQ(indexer.size(), 0u);
+  EXPECT_TRUE(indexer.byIndex(kNamespaceIndex, "a").empty());
+  EXPECT_TRUE(indexer.byIndex("app", "web").empty());
 }
 
 }  // namespace
