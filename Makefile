@@ -15,7 +15,7 @@ DEPS := cmake ninja-build ccache g++ pkg-config \
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: help deps build build-asan test test-unit test-asan lint format crds run bench fuzz chaos clean
+.PHONY: help deps build build-asan test test-unit test-asan lint format crds run bench bench-e2e fuzz chaos clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -64,6 +64,10 @@ format: ## Apply clang-format to our sources
 crds: build ## Regenerate crds/*.yaml and config/webhook/manifests.yaml from the C++ sources
 	$(BUILD_DIR)/cli/flotillactl crds --out-dir crds
 	$(BUILD_DIR)/cli/flotillactl webhooks > config/webhook/manifests.yaml
+
+E2E_LOAD_ARGS ?= --members 10 --workloads 1000 --clients 8 -- --kube-api-qps 5000 --kube-api-burst 10000
+bench-e2e: build ## End to end under load: bindings/s, writes per binding, restart (docs/performance.md)
+	bench/e2e_load.sh --build $(BUILD_DIR) $(E2E_LOAD_ARGS)
 
 bench: build ## Run the benchmarks (numbers, not pass/fail; pin to one core with taskset)
 	taskset -c 0 $(BUILD_DIR)/bench/scheduler_bench --benchmark_counters_tabular=true

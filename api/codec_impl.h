@@ -271,7 +271,13 @@ json::value encodeValue(const T& v) {
   boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public>>(
       [&](auto member) {
         const auto& field = v.*member.pointer;
-        if (omitted(field)) return;
+        if (omitted(field)) {
+          // Left out only when leaving it out decodes back to it: a field whose default is not
+          // empty (apiVersion, kind) is written even when empty, or "" would come back as "v1"
+          // (found by libFuzzer's round-trip check).
+          static const T kDefaults{};
+          if (omitted(kDefaults.*member.pointer)) return;
+        }
         json::value encoded = encodeValue(field);
         using Field = std::remove_cvref_t<decltype(field)>;
         if constexpr (Described<Field>) {

@@ -128,6 +128,23 @@ TEST(CodecTest, DeploymentRoundTripKeepsUnknownFields) {
 }
 
 // Objects read from member clusters round-trip too, whatever their kubelet or scheduler added.
+// An explicitly empty field whose default is not empty survives a round trip (libFuzzer found
+// {"apiVersion": ""} coming back as "v1").
+TEST(CodecTest, ExplicitlyEmptyFieldWithADefaultRoundTrips) {
+  auto json = parseJson(R"({"apiVersion": "", "kind": "Secret"})");
+  ASSERT_TRUE(json);
+  auto status = decode<Status>(*json);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->apiVersion, "");
+  const auto encoded = encode(*status);
+  EXPECT_EQ(boost::json::serialize(encoded), R"({"apiVersion":"","kind":"Secret"})");
+  auto again = decode<Status>(encoded);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->apiVersion, "");
+  // Fields whose default is empty are still left out.
+  EXPECT_FALSE(encode(Status{}).as_object().contains("message"));
+}
+
 TEST(CodecTest, MemberPodAndNodeRoundTrip) {
   const json::value pod = parse(R"({
     "apiVersion": "v1", "kind": "Pod",

@@ -176,6 +176,8 @@ class SelectorParser {
 
   Result<Requirement> parseRequirement() {
     Requirement r;
+    // "a," ends where a requirement must follow (found by libFuzzer: a read past the end).
+    if (pos_ == text_.size()) return fail("expected a label key after ','");
     if (text_[pos_] == '!') {
       ++pos_;
       skipSpace();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace flotilla::api {
 namespace {
 
@@ -42,6 +44,16 @@ TEST(LabelSelectorTest, StringFormRejectsMalformed) {
     auto s = Selector::parse(bad);
     EXPECT_FALSE(s.has_value()) << "\"" << bad << "\" should be rejected";
   }
+}
+
+// A selector ending in ',' in a buffer with nothing after it (no NUL as in a literal): the
+// parser must not read past the end (found by libFuzzer; ASan checks this test).
+TEST(LabelSelectorTest, TrailingCommaAtTheEndOfTheBuffer) {
+  const std::vector<char> buffer{'2', ','};
+  auto s = Selector::parse(std::string_view(buffer.data(), buffer.size()));
+  ASSERT_FALSE(s.has_value());
+  EXPECT_NE(s.error().message.find("expected a label key after ','"), std::string::npos)
+      << s.error().message;
 }
 
 TEST(LabelSelectorTest, PrintsCanonicalForm) {

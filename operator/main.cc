@@ -152,6 +152,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   config->userAgent = "flotilla-operator/0.1";  // as kube-controller-manager names itself
+  config->qps = options.kubeApiQps;
+  config->burst = options.kubeApiBurst;
 
   kube::ManagerOptions mo;
   mo.healthAddress = options.health.host;

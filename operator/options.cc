@@ -51,6 +51,8 @@ Controllers and logs:
                                     them wait this long at most for the new ones to become
                                     available (make-before-break; default 10m)
   --workers N                       workers per controller (default 2)
+  --kube-api-qps N                  requests per second to the host API server (default 200)
+  --kube-api-burst N                burst above --kube-api-qps (default 400)
   --log-format text|json            (default text; json carries controller and object key fields)
   --log-level debug|info|warn|error (default info)
   -h, --help                        this text
@@ -143,6 +145,8 @@ const std::map<std::string, Setter>& setters() {
       {"graceful-move-timeout",
        durationSetter("graceful-move-timeout", &Options::gracefulMoveTimeout)},
       {"workers", intSetter("workers", &Options::workers)},
+      {"kube-api-qps", intSetter("kube-api-qps", &Options::kubeApiQps)},
+      {"kube-api-burst", intSetter("kube-api-burst", &Options::kubeApiBurst)},
       {"enable-webhooks", boolSetter("enable-webhooks", &Options::enableWebhooks)},
       {"webhook-host", stringSetter(&Options::webhookHost)},
       {"cert-dir", stringSetter(&Options::certDir)},

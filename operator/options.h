@@ -42,6 +42,10 @@ struct Options {
   int webhookPort = 9443;  // 0: any free port (tests; the bound port is logged)
   std::string certDir = "/tmp/k8s-webhook-server/serving-certs";
   int workers = 2;
+  // Client-side rate limit of the host client (client-go's token bucket): requests per second
+  // and the burst above it. Members have their own clients and limits.
+  int kubeApiQps = 200;
+  int kubeApiBurst = 400;
   std::string logFormat = "text";
   std::string logLevel = "info";
   bool help = false;

@@ -53,11 +53,12 @@ TEST(Options, WebhookFlags) {
 
 TEST(Options, FlagsInBothFormsAndBareBooleans) {
   Files f;
-  auto o = parseOptions(
-      {"--kubeconfig", "/k", "--context=c", "--leader-elect=false", "--cluster-probe-period", "1s",
-       "--cluster-probe-threshold=2", "--workers", "4", "--log-format=json",
-       "--health-probe-bind-address", "127.0.0.1:0", "--metrics-bind-address=0"},
-      f.reader());
+  auto o =
+      parseOptions({"--kubeconfig", "/k", "--context=c", "--leader-elect=false",
+                    "--cluster-probe-period", "1s", "--cluster-probe-threshold=2", "--workers", "4",
+                    "--kube-api-qps", "1000", "--kube-api-burst=2000", "--log-format=json",
+                    "--health-probe-bind-address", "127.0.0.1:0", "--metrics-bind-address=0"},
+                   f.reader());
   ASSERT_TRUE(o) << o.error();
   EXPECT_EQ(o->kubeconfig, "/k");
   EXPECT_EQ(o->context, "c");
@@ -65,6 +66,8 @@ TEST(Options, FlagsInBothFormsAndBareBooleans) {
   EXPECT_EQ(o->clusterProbePeriod, 1s);
   EXPECT_EQ(o->clusterProbeThreshold, 2);
   EXPECT_EQ(o->workers, 4);
+  EXPECT_EQ(o->kubeApiQps, 1000);
+  EXPECT_EQ(o->kubeApiBurst, 2000);
   EXPECT_EQ(o->logFormat, "json");
   EXPECT_EQ(o->health.host, "127.0.0.1");
   EXPECT_EQ(o->health.port, 0);

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Flotilla end to end under load (issue #15; `make bench-e2e`, docs/performance.md): a fleet (a
+# flotilla-sim host and M members, or existing clusters), the operator, and N Deployments created
+# by C concurrent clients. Prints numbers, not pass/fail (except --verify, which checks that every
+# binding ended FullyApplied with the right member Deployments; the `make test` smoke uses it):
+#   time to all Scheduled / FullyApplied / Ready and bindings/s for each; scheduling latency
+#   p50/p99 (the operator's histogram); host and member writes per binding (the API servers'
+#   apiserver_request_total); the host's raw write ceiling and Flotilla's share of it; operator
+#   memory per 1,000 bindings; a restart over the N converged bindings: seconds to ready and to
+#   quiet, and the writes it made.
+# Usage: bench/e2e_load.sh [--members M] [--workloads N] [--clients C] [--nodes NODES_PER_MEMBER]
+#          [--ceiling-seconds S] [--verify] [--keep] [--host-kubeconfig F --member-kubeconfigs name=F,...]
+#          [--build DIR] [-- OPERATOR_FLAGS...]
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build
+MEMBERS=10 WORKLOADS=1000 CLIENTS=8 NODES=20 VERIFY="" KEEP="" HOST_KC="" MEMBER_KCS="" CEILING=5
+OPERATOR_FLAGS=()
+while (($#)); do
+  case $1 in
+    --members) MEMBERS=$2; shift 2 ;;
+    --workloads) WORKLOADS=$2; shift 2 ;;
+    --clients) CLIENTS=$2; shift 2 ;;
+    --nodes) NODES=$2; shift 2 ;;
+    --ceiling-seconds) CEILING=$2; shift 2 ;;
+    --verify) VERIFY=1; shift ;;
+    --keep) KEEP=1; shift ;;
+    --host-kubeconfig) HOST_KC=$2; shift 2 ;;
+    --member-kubeconfigs) MEMBER_KCS=$2; shift 2 ;;
+    --build) BUILD=$(realpath "$2"); shift 2 ;;
+    --) shift; OPERATOR_FLAGS=("$@"); break ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "e2e_load.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
+  esac
+done
+SIM=$BUILD/sim/flotilla-sim
+OPERATOR=$BUILD/operator/flotilla-operator
+CLIENT=$BUILD/bench/e2e_load
+for b in "$SIM" "$OPERATOR" "$CLIENT"; do
+  [[ -x $b ]] || { echo "e2e_load.sh: $b is not built (make build)" >&2; exit 2; }
+done
+
+WORK=$(mktemp -d)
+export KUBECACHEDIR=$WORK/kube-cache
+OP_PID=""
+finish() {
+  [[ -n $OP_PID ]] && kill -9 "$OP_PID" 2>/dev/null
+  [[ -z $HOST_KC ]] && "$SIM" down --dir "$WORK/fleet" >/dev/null 2>&1
+  if [[ -n $KEEP ]]; then echo "work dir: $WORK"; else rm -rf "$WORK"; fi
+}
+trap finish EXIT
+now() { date +%s.%N; }
+since() { echo "$(now) - $1" | bc; }
+# eventually SECONDS command...: polls every 100 ms until the command succeeds.
+eventually() {
+  local deadline=$((SECONDS + $1))
+  shift
+  while ((SECONDS < deadline)); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+
+# --- The fleet ---
+NS=load
+if [[ -z $HOST_KC ]]; then
+  export HOME=$WORK
+  {
+    echo "host: host"
+    echo "members:"
+    for i in $(seq 1 "$MEMBERS"); do
+      printf -- '- name: m%03d\n  provider: sim\n  region: r%d\n  zone: z%d\n' "$i" $((i % 3)) $((i % 7))
+      printf '  labels: {env: load, bench-region: r%d}\n' $((i % 3))
+      printf '  nodes: {count: %d, cpu: "64", memory: 256Gi, pods: 500}\n' "$NODES"
+    done
+  } >"$WORK/topology.yaml"
+  t0=$(now)
+  "$SIM" up -f "$WORK/topology.yaml" --dir "$WORK/fleet" >"$WORK/up.log" 2>&1 ||
+    { cat "$WORK/up.log"; exit 1; }
+  echo "fleet: flotilla-sim host + $MEMBERS members ($NODES nodes each) up in $(since "$t0") s"
+  export KUBECONFIG=$WORK/fleet/host.kubeconfig
+  MEMBER_KCS=$(for i in $(seq 1 "$MEMBERS"); do printf 'm%03d=%s,' "$i" "$WORK/fleet/$(printf m%03d "$i").kubeconfig"; done)
+  MEMBER_KCS=${MEMBER_KCS%,}
+else
+  export KUBECONFIG=$HOST_KC
+  NS=load-$(date +%s)
+  kubectl apply -f "$ROOT/crds/" >/dev/null
+  MEMBERS=$(tr ',' '\n' <<<"$MEMBER_KCS" | grep -c .)
+  echo "fleet: existing host $(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}') with $MEMBERS registered members"
+fi
+
+# The operator runs as its ServiceAccount with config/rbac's permissions, as installed.
+kubectl apply -k "$ROOT/config/rbac" >/dev/null || { echo "cannot apply config/rbac" >&2; exit 1; }
+server=$(kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')
+ca=$(kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+token=$(kubectl create token flotilla-operator -n flotilla-system --duration 24h) || exit 1
+(umask 077 && cat >"$WORK/operator.kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters: [{name: host, cluster: {server: "$server", certificate-authority-data: "$ca"}}]
+users: [{name: flotilla-operator, user: {token: "$token"}}]
+contexts: [{name: flotilla-operator, context: {cluster: host, user: flotilla-operator}}]
+current-context: flotilla-operator
+KUBECONFIG
+)
+unset token
+start_operator() {
+  : >"$WORK/operator.log"
+  "$OPERATOR" --kubeconfig "$WORK/operator.kubeconfig" --health-probe-bind-address 127.0.0.1:0 \
+    --metrics-bind-address 0 --enable-webhooks=false "${OPERATOR_FLAGS[@]}" >>"$WORK/operator.log" 2>&1 &
+  OP_PID=$!
+  eventually 30 grep -q "serving /healthz" "$WORK/operator.log" ||
+    { echo "the operator did not start:"; cat "$WORK/operator.log"; exit 1; }
+  PORT=$(grep -o 'serving /healthz, /readyz and /metrics on https://127.0.0.1:[0-9]*' "$WORK/operator.log" | grep -o '[0-9]*$')
+}
+metrics() { curl -sk "https://127.0.0.1:$PORT/metrics"; }
+op_ready() { curl -skf "https://127.0.0.1:$PORT/readyz" >/dev/null; }
+# quiet: every work queue empty and no reconcile (the cluster prober aside) for 3 s.
+quiet() {
+  local deadline=$((SECONDS + ${1:-120})) last="" since=$SECONDS m activity
+  while ((SECONDS < deadline)); do
+    m=$(metrics)
+    activity=$(awk '(/^flotilla_controller_reconcile_total/ && !/controller="cluster"/) || /^flotilla_scheduler_schedule_attempts_total/ {s += $NF} END {print s + 0}' <<<"$m")
+    if grep -E '^flotilla_workqueue_depth\{.*\} [1-9]|^flotilla_scheduler_queue_depth\{queue="(active|inflight)"\} [1-9]' <<<"$m" | grep -qv 'queue="cluster"' ||
+      [[ $activity != "$last" ]]; then
+      last=$activity
+      since=$SECONDS
+    elif ((SECONDS - since >= 3)); then
+      return 0
+    fi
+    sleep 0.2
+  done
+  return 1
+}
+host_writes() {  # every write the host served, Leases aside
+  kubectl get --raw /metrics | awk '/^apiserver_request_total\{/ && /verb="(POST|PUT|PATCH|DELETE|CREATE|UPDATE|APPLY|DELETECOLLECTION)"/ && !/resource="leases"/ {s += $NF} END {print s + 0}'
+}
+rss_kb() { awk "/^$1/ {print \$2}" "/proc/$OP_PID/status"; }
+
+start_operator
+fleet_ready() {
+  [[ $(kubectl get fc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}/{.status.resources.allocatable.cpu}{"\n"}{end}' | grep -c '^True/.') -ge $MEMBERS ]]
+}
+t0=$(now)
+eventually 120 fleet_ready || { echo "the members did not turn Ready: $(kubectl get fc)"; exit 1; }
+echo "operator: every member Ready in $(since "$t0") s"
+rss_idle=$(rss_kb VmRSS)
+
+# --- The load ---
+echo "load: $WORKLOADS Deployments from $CLIENTS clients (policies: spread over <=3 clusters, dynamic weights over 2, duplicated to 3 of a region)"
+"$CLIENT" --kubeconfig "$KUBECONFIG" --member-kubeconfigs "$MEMBER_KCS" --namespace "$NS" \
+  --workloads "$WORKLOADS" --clients "$CLIENTS" --ceiling-seconds "$CEILING" ${VERIFY:+--verify} >"$WORK/client.out" 2>"$WORK/client.err"
+code=$?
+cat "$WORK/client.err" >&2
+cat "$WORK/client.out"
+quiet 120 || echo "note: the operator did not go quiet within 120 s"
+
+# --- The operator's own numbers ---
+m=$(metrics)
+# Quantiles of a Prometheus histogram (cumulative buckets), linear within the bucket.
+quantiles() {
+  awk -v name="$1" '
+    index($0, name "_bucket{") == 1 {
+      match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5)
+      n++; les[n] = (le == "+Inf") ? 1e9 : le + 0; counts[n] = $NF
+    }
+    END {
+      total = counts[n]
+      if (total == 0) { print "n/a n/a 0"; exit }
+      split("0.5 0.99", qs, " ")
+      for (k = 1; k <= 2; k++) {
+        want = qs[k] * total; prev = 0; lo = 0
+        for (i = 1; i <= n; i++) {
+          if (counts[i] >= want) { f = (counts[i] == prev) ? 0 : (want - prev) / (counts[i] - prev); out[k] = lo + f * (les[i] - lo); break }
+          prev = counts[i]; lo = les[i]
+        }
+      }
+      printf "%.1f %.1f %d\n", out[1] * 1000, out[2] * 1000, total
+    }' <<<"$m"
+}
+read -r p50 p99 attempts < <(quantiles flotilla_scheduler_scheduling_duration_seconds)
+echo "scheduling_latency_ms: p50 $p50, p99 $p99 ($attempts attempts)"
+rss=$(rss_kb VmRSS)
+hwm=$(rss_kb VmHWM)
+echo "operator_rss_kb: idle $rss_idle, converged $rss, peak $hwm"
+echo "operator_kb_per_1000_bindings: $(((rss - rss_idle) * 1000 / WORKLOADS)) (peak $(((hwm - rss_idle) * 1000 / WORKLOADS)))"
+ceiling=$(awk '/^host_write_ceiling_per_s:/ {print $2}' "$WORK/client.out")
+rate=$(awk '/^flotilla_host_writes_per_s:/ {print $2}' "$WORK/client.out")
+[[ -n $ceiling && -n $rate && $ceiling != 0 ]] &&
+  echo "flotilla_host_write_share_of_ceiling: $(echo "scale=2; $rate / $ceiling" | bc)"
+
+# --- A restart over the converged bindings: how fast back, and zero writes ---
+before=$(host_writes)
+kill -TERM "$OP_PID" && wait "$OP_PID" 2>/dev/null
+t0=$(now)
+start_operator
+eventually 120 op_ready || echo "note: the restarted operator was not ready within 120 s"
+echo "restart_ready_seconds: $(since "$t0")"
+quiet 180 || echo "note: the restarted operator did not go quiet within 180 s"
+echo "restart_quiet_seconds: $(echo "$(since "$t0") - 3" | bc) (quiet = 3 s without a reconcile, not counted)"
+echo "restart_host_writes: $(($(host_writes) - before))"
+exit $code
