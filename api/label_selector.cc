@@ -267,9 +267,9 @@ std::string Selector::str() const {
   std::string out;
   for (const auto& r : requirements_) {
     if (!out.empty()) out += ",";
-    auto joined = [&] {
+    auto joined = [&] {  // an empty value is a value: "in (,a)" (found by libFuzzer)
       std::string s;
-      for (const auto& v : r.values) s += (s.empty() ? "" : ",") + v;
+      for (size_t i = 0; i < r.values.size(); ++i) s += (i == 0 ? "" : ",") + r.values[i];
       return s;
     };
     switch (r.op) {

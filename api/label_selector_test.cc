@@ -56,6 +56,18 @@ TEST(LabelSelectorTest, TrailingCommaAtTheEndOfTheBuffer) {
       << s.error().message;
 }
 
+// An empty value in a set is a value, and printing keeps it (libFuzzer: "in (a,)" printed as
+// "in (a)", which parses back as a different selector).
+TEST(LabelSelectorTest, EmptyValueInASetSurvivesPrinting) {
+  auto s = Selector::parse("env in (a,)");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->str(), "env in (,a)");
+  auto back = Selector::parse(s->str());
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->str(), s->str());
+  EXPECT_TRUE(s->matches({{"env", ""}}));
+}
+
 TEST(LabelSelectorTest, PrintsCanonicalForm) {
   EXPECT_EQ(Selector::parse("b=2, a in (y,x),!c").value().str(), "a in (x,y),b=2,!c");
 }

@@ -248,6 +248,22 @@ class ProgressGuard : public YAML::EventHandler {
 // The byte offset of the first byte that is not part of well-formed UTF-8, npos when none.
 // go-yaml refuses such input ("invalid leading UTF-8 octet"); yaml-cpp would pass the bytes through
 // and print them back as different characters.
+// YAML streams hold printable characters only (YAML 1.2 §5.1): no C0 control other than tab,
+// line feed and carriage return, no DEL, no C1 control other than NEL (U+0085, UTF-8 C2 85).
+// go-yaml refuses the rest ("control characters are not allowed"); yaml-cpp let them through and
+// a NUL changed the document on a round trip (found by libFuzzer). `s` is valid UTF-8.
+size_t controlCharacterAt(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+    if (c == 0xc2 && i + 1 < s.size()) {
+      const auto next = static_cast<unsigned char>(s[i + 1]);
+      if (next >= 0x80 && next <= 0x9f && next != 0x85) return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
 size_t invalidUtf8At(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
@@ -301,6 +317,11 @@ Result<std::vector<ManifestDocument>> parseManifests(std::string_view text) {
   if (const size_t bad = invalidUtf8At(text); bad != std::string_view::npos) {
     const auto line = std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(bad), '\n');
     return badRequest("yaml: line " + std::to_string(line + 1) + ": invalid UTF-8");
+  }
+  if (const size_t bad = controlCharacterAt(text); bad != std::string_view::npos) {
+    const auto line = std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(bad), '\n');
+    return badRequest("yaml: line " + std::to_string(line + 1) +
+                      ": control characters are not allowed");
   }
   try {
     if (auto stuck = stuckAt(text)) {

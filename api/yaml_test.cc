@@ -74,6 +74,16 @@ TEST(YamlTest, HostileInputIsAnErrorNotAHang) {
   EXPECT_EQ(utf8.error().message, "yaml: line 2: invalid UTF-8");
   EXPECT_TRUE(parseManifests("a: \"caf\xc3\xa9 \xf0\x9f\x9a\xa2\"\n").has_value());
 
+  // Control characters (libFuzzer: a NUL changed the document on a round trip); tab, CR and the
+  // C1 NEL are allowed, as YAML 1.2 says.
+  const std::string control("a: b\nc: \x01\0d\n", 12);
+  auto nul = parseManifests(control);
+  ASSERT_FALSE(nul.has_value());
+  EXPECT_EQ(nul.error().message, "yaml: line 2: control characters are not allowed");
+  EXPECT_FALSE(parseManifests("a: \"b\xc2\x9f\"\n").has_value());
+  EXPECT_FALSE(parseManifests("a: b\x7f\n").has_value());
+  EXPECT_TRUE(parseManifests("a: \"b\tc\"\r\nd: \"e\xc2\x85\"\n").has_value());
+
   // Billion laughs: nine levels of ten aliases each would be 10^9 values.
   std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {

@@ -47,7 +47,10 @@ api::Result<int64_t> nonNegative(const json::value& value, const std::string& fi
 
 api::Result<FaultRule> parseRule(const json::object& object, const std::string& at) {
   FaultRule rule;
-  for (const auto& [key, value] : object) {
+  for (const auto& entry : object) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+    const auto key = entry.key();
+    const json::value& value = entry.value();
     const std::string field = at + "." + std::string(key);
     auto setProbability = [&](double& target) -> api::Result<void> {
       auto p = probability(value, field);
