@@ -67,10 +67,25 @@ start_sampler() {
   echo $! >"$WORK/$2.sampler"
 }
 # stop_sampler NAME: stops it and prints "samples min".
+# A sample reads the members one after another, so it is torn: during a move it may read the
+# member gaining a replica before the gain and the member losing one after the loss, and sum
+# to one less than the fleet ever had (seen under load). Each member's count is therefore the
+# larger of two consecutive samples: an upper bound of the fleet at some instant in between,
+# which still shows a real drop (one lasts a pod's start-up, several samples).
 stop_sampler() {
   kill "$(cat "$WORK/$1.sampler")" 2>/dev/null
   wait "$(cat "$WORK/$1.sampler")" 2>/dev/null
-  awk 'NR == 1 || $1 < min {min = $1} END {print NR, min + 0}' "$WORK/$1.samples"
+  awk '{
+      n = 0
+      for (i = 3; i <= NF; i++) { split($i, kv, "="); cur[kv[1]] = kv[2] + 0; n++ }
+      if (NR == 1) { for (k in cur) prev[k] = cur[k] }
+      total = 0
+      for (k in cur) total += (prev[k] > cur[k] ? prev[k] : cur[k])
+      if (NR == 1 || total < min) min = total
+      delete prev
+      for (k in cur) prev[k] = cur[k]
+      delete cur
+    } END { print NR, min + 0 }' "$WORK/$1.samples"
 }
 
 # watch_placement WORKLOAD: every spec.clusters the binding shows, one line per change, to
