@@ -323,12 +323,24 @@ Result<std::vector<ManifestDocument>> parseManifests(std::string_view text) {
     return badRequest("yaml: line " + std::to_string(line + 1) +
                       ": control characters are not allowed");
   }
+  // YAML 1.2 §5.4: a line break is LF, CR LF or a lone CR, and is read as LF. yaml-cpp takes
+  // a lone CR as content ("\r\r" was a two-character string that printed back as something
+  // else; found by libFuzzer), so breaks are normalized first.
+  std::string normalized;
+  normalized.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      normalized += text[i];
+    } else if (i + 1 >= text.size() || text[i + 1] != '\n') {
+      normalized += '\n';
+    }
+  }
   try {
-    if (auto stuck = stuckAt(text)) {
+    if (auto stuck = stuckAt(normalized)) {
       return badRequest("yaml: line " + std::to_string(stuck->line + 1) + ", column " +
                         std::to_string(stuck->column + 1) + ": did not find expected node content");
     }
-    std::vector<YAML::Node> nodes = YAML::LoadAll(std::string(text));
+    std::vector<YAML::Node> nodes = YAML::LoadAll(normalized);
     // Far more values than any real manifest of this size has, yet linear in it.
     size_t budget = 64 * text.size() + 10'000;
     int index = 0;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json/serialize.hpp>
+
 #include <boost/json/parse.hpp>
 
 namespace flotilla::api {
@@ -83,6 +85,15 @@ TEST(YamlTest, HostileInputIsAnErrorNotAHang) {
   EXPECT_FALSE(parseManifests("a: \"b\xc2\x9f\"\n").has_value());
   EXPECT_FALSE(parseManifests("a: b\x7f\n").has_value());
   EXPECT_TRUE(parseManifests("a: \"b\tc\"\r\nd: \"e\xc2\x85\"\n").has_value());
+
+  // Lone CRs are line breaks (libFuzzer: "\r\r" was read as a two-character string).
+  auto crs = parseManifests("\r\r");
+  ASSERT_TRUE(crs.has_value());
+  EXPECT_TRUE(crs->empty());
+  auto mac = parseManifests("a: 1\rb: two\r");
+  ASSERT_TRUE(mac.has_value());
+  ASSERT_EQ(mac->size(), 1u);
+  EXPECT_EQ(boost::json::serialize((*mac)[0].value), R"({"a":1,"b":"two"})");
 
   // Billion laughs: nine levels of ten aliases each would be 10^9 values.
   std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
