@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/json/serialize.hpp>
-
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 namespace flotilla::api {
 namespace {

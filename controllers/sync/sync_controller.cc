@@ -317,9 +317,10 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
     return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
   }
   if (!abandoned.empty()) {
-    events_.event(involved(fd), "Warning", "CleanupSkipped",
-                  "not Ready for longer than the failover grace, member Deployments left behind on " +
-                      abandoned);
+    events_.event(
+        involved(fd), "Warning", "CleanupSkipped",
+        "not Ready for longer than the failover grace, member Deployments left behind on " +
+            abandoned);
   }
   auto removed = await(
       executor_, host_.updateWithRetry(resources::kFederatedDeployments, fd.metadata.namespace_,

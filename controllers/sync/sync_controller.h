@@ -4,11 +4,10 @@
 // FullyApplied on the binding, and the cleanup finalizer of the FederatedDeployment.
 #pragma once
 
-#include <map>
-#include <mutex>
-
 #include <boost/asio/any_io_executor.hpp>
 #include <functional>
+#include <map>
+#include <mutex>
 
 #include "api/time.h"
 #include "controllers/cluster/member_registry.h"
@@ -69,8 +68,8 @@ class SyncController final : public kube::Reconciler {
   kube::EventRecorder& events_;
   SyncControllerOptions options_;
   // Member Deployments this process deleted whose deletion its caches may not have seen yet
-  // ("cluster/ns/name" -> uid, when): client-go's expectations. A move must not count the replicas of
-  // an object that is gone as available. Only an aid against cache lag: a restarted process
+  // ("cluster/ns/name" -> uid, when): client-go's expectations. A move must not count the replicas
+  // of an object that is gone as available. Only an aid against cache lag: a restarted process
   // starts with fresh caches and needs none of it.
   std::mutex deletedMutex_;
   std::map<std::string, std::pair<std::string, std::chrono::steady_clock::time_point>> deleted_;
