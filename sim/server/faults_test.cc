@@ -253,6 +253,16 @@ TEST_F(FaultServerTest, ADelayedRequestIsServedAfterTheDelay) {
   while (!exists("late") && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(exists("late"));
+  // ... and finishes (its last step counts it): the fixture must not tear the server down under
+  // a handler still running (ASan caught a use after free there).
+  auto counted = [&] {
+    const std::string text = api_->metrics().exposition();
+    return text.find(R"(code="201")") != std::string::npos &&
+           text.find(R"(resource="configmaps")") != std::string::npos;
+  };
+  while (!counted() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(counted());
 }
 
 // The events of a watch and how it ended: "end" (last chunk), "cut" (connection dropped) or
