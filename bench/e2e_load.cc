@@ -540,7 +540,9 @@ int Bench::verify() {
 int Bench::run() {
   auto guard = asio::make_work_guard(io_);
   std::vector<std::thread> threads;
-  for (int i = 0; i < 2; ++i) threads.emplace_back([this] { io_.run(); });
+  // One I/O thread: the REST client, like the operator's, runs on a single-threaded context
+  // (two threads raced in its connection pool and crashed the client now and then).
+  threads.emplace_back([this] { io_.run(); });
   host_ = connect(o_.kubeconfig);
   for (const auto& [name, path] : o_.members) members_[name] = connect(path);
 
