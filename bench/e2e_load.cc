@@ -361,7 +361,7 @@ class Bench {
   }
   void setUp();
   double createAll();
-  bool waitAll(double createdAt);
+  bool waitAll();
   void ceiling();
   int verify();
 
@@ -420,7 +420,7 @@ double Bench::createAll() {
 }
 
 // Until every workload is Scheduled, FullyApplied and (if asked) Ready, or the timeout.
-bool Bench::waitAll(double createdAt) {
+bool Bench::waitAll() {
   const auto deadline = Clock::now() + std::chrono::seconds(o_.timeoutSeconds);
   int lastReport = -1;
   while (Clock::now() < deadline) {
@@ -444,7 +444,6 @@ bool Bench::waitAll(double createdAt) {
       return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a local counter
   }
-  (void)createdAt;
   return false;
 }
 
@@ -574,7 +573,7 @@ int Bench::run() {
   std::printf("workloads: %d\nclients: %d\n", o_.workloads, o_.clients);
   std::printf("create_seconds: %.2f\ncreate_per_s: %.0f\n", createSeconds,
               o_.workloads / createSeconds);
-  const bool converged = waitAll(createSeconds);
+  const bool converged = waitAll();
   std::vector<double> sched, applied, ready;
   {
     std::lock_guard lock(mutex_);
