@@ -13,6 +13,7 @@
 //      member Deployment per placed cluster with the placed replicas, none elsewhere.
 // Prints `key: value` lines (bench/e2e_load.sh collects them); exits 1 only when the run did not
 // converge or --verify found a difference.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -202,10 +203,13 @@ bool placedReplicasReady(const json::object& binding) {
 
 // Write requests an API server has served (apiserver_request_total, verbs that write), by
 // resource; leases aside (leader election renews them on a timer whatever the load).
+// Also the server's time per request (apiserver_request_duration_seconds' sum and count), by
+// "VERB resource", so time spent in the server can be told from time spent queueing in a client.
 struct Writes {
   double total = 0;  // without leases
   double events = 0;
   std::map<std::string, double> byResource;
+  std::map<std::string, std::pair<double, double>> serverSeconds;  // sum, count
 };
 
 Writes parseWrites(const std::string& text) {
@@ -213,7 +217,9 @@ Writes parseWrites(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("apiserver_request_total{", 0) != 0) continue;
+    const bool sum = line.rfind("apiserver_request_duration_seconds_sum{", 0) == 0;
+    const bool count = line.rfind("apiserver_request_duration_seconds_count{", 0) == 0;
+    if (!sum && !count && line.rfind("apiserver_request_total{", 0) != 0) continue;
     auto label = [&](const char* key) {
       const std::string k = std::string(key) + "=\"";
       auto at = line.find(k);
@@ -230,6 +236,11 @@ Writes parseWrites(const std::string& text) {
     const std::string sub = label("subresource");
     if (!sub.empty()) resource += "/" + sub;
     const double n = std::atof(line.substr(line.rfind(' ') + 1).c_str());
+    if (sum || count) {
+      auto& [seconds, requests] = w.serverSeconds[verb + " " + resource];
+      (sum ? seconds : requests) += n;
+      continue;
+    }
     w.total += n;
     if (resource == "events") w.events += n;
     w.byResource[resource] += n;
@@ -245,6 +256,12 @@ Writes operator-(const Writes& a, const Writes& b) {
     auto it = b.byResource.find(r);
     const double diff = n - (it == b.byResource.end() ? 0 : it->second);
     if (diff != 0) d.byResource[r] = diff;
+  }
+  for (const auto& [key, value] : a.serverSeconds) {
+    auto it = b.serverSeconds.find(key);
+    const auto before = it == b.serverSeconds.end() ? std::pair<double, double>{} : it->second;
+    if (value.second > before.second)
+      d.serverSeconds[key] = {value.first - before.first, value.second - before.second};
   }
   return d;
 }
@@ -609,6 +626,10 @@ int Bench::run() {
               (flotillaHost - hostDelta.events) / o_.workloads);
   if (!applied.empty())
     std::printf("flotilla_host_writes_per_s: %.0f\n", flotillaHost / applied.back());
+  // The host's mean time per write request, by verb and resource (the server's own measure).
+  for (const auto& [key, value] : hostDelta.serverSeconds)
+    std::printf("host_server_ms: %s %.0f requests, mean %.2f ms\n", key.c_str(), value.second,
+                value.first / value.second * 1000);
   if (!members_.empty()) {
     std::printf("member_writes: %.0f\n", memberDelta.total);
     for (const auto& [r, n] : memberDelta.byResource)
@@ -618,6 +639,13 @@ int Bench::run() {
 
   int code = converged ? 0 : 1;
   if (o_.verify) code |= verify();
+  {
+    // This client's own CPU before the ceiling test (it shares the machine with the fleet).
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    std::printf("client_cpu_seconds: %.2f\n", seconds(usage.ru_utime) + seconds(usage.ru_stime));
+  }
   if (o_.ceilingSeconds > 0) ceiling();
   std::fflush(stdout);
   host_.reset();

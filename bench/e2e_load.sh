@@ -134,6 +134,19 @@ host_writes() {  # every write the host served, Leases aside
   kubectl get --raw /metrics | awk '/^apiserver_request_total\{/ && /verb="(POST|PUT|PATCH|DELETE|CREATE|UPDATE|APPLY|DELETECOLLECTION)"/ && !/resource="leases"/ {s += $NF} END {print s + 0}'
 }
 rss_kb() { awk "/^$1/ {print \$2}" "/proc/$OP_PID/status"; }
+# CPU seconds (user + system) the given processes have used so far.
+cpu_seconds() {
+  local pid ticks=0 t
+  for pid in "$@"; do
+    t=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) && ticks=$((ticks + t))
+  done
+  echo "scale=2; $ticks / $(getconf CLK_TCK)" | bc
+}
+sim_pids() {  # the fleet's processes: `host` or `members`
+  [[ -z $HOST_KC ]] || return 0
+  if [[ $1 == host ]]; then pgrep -f -- "--dir $WORK/fleet --name host( |$)"
+  else pgrep -f -- "--dir $WORK/fleet --name m[0-9]+ "; fi
+}
 
 start_operator
 fleet_ready() {
@@ -143,6 +156,7 @@ t0=$(now)
 eventually 120 fleet_ready || { echo "the members did not turn Ready: $(kubectl get fc)"; exit 1; }
 echo "operator: every member Ready in $(since "$t0") s"
 rss_idle=$(rss_kb VmRSS)
+cpu_before=("$(cpu_seconds "$OP_PID")" "$(cpu_seconds $(sim_pids host))" "$(cpu_seconds $(sim_pids members))")
 
 # --- The load ---
 echo "load: $WORKLOADS Deployments from $CLIENTS clients (policies: spread over <=3 clusters, dynamic weights over 2, duplicated to 3 of a region)"
@@ -152,6 +166,14 @@ code=$?
 cat "$WORK/client.err" >&2
 cat "$WORK/client.out"
 quiet 120 || echo "note: the operator did not go quiet within 120 s"
+# Where the machine's CPU went, from the first create to quiet: on this 2-core machine every
+# process competes for the same cores, so CPU per binding is what bounds throughput.
+cpu_op=$(echo "$(cpu_seconds "$OP_PID") - ${cpu_before[0]}" | bc)
+cpu_host=$(echo "$(cpu_seconds $(sim_pids host)) - ${cpu_before[1]}" | bc)
+cpu_members=$(echo "$(cpu_seconds $(sim_pids members)) - ${cpu_before[2]}" | bc)
+cpu_client=$(awk '/^client_cpu_seconds:/ {print $2}' "$WORK/client.out")
+echo "cpu_seconds: operator $cpu_op, host $cpu_host, members $cpu_members, load client ${cpu_client:-?}"
+echo "cpu_ms_per_binding: operator $(echo "$cpu_op * 1000 / $WORKLOADS" | bc), host $(echo "$cpu_host * 1000 / $WORKLOADS" | bc), members $(echo "$cpu_members * 1000 / $WORKLOADS" | bc)"
 
 # --- The operator's own numbers ---
 m=$(metrics)

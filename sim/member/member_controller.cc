@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <functional>
+#include <memory>
 
 #include "api/quantity.h"
 #include "sim/server/defaults.h"
@@ -45,12 +47,31 @@ int64_t version(const json::object& o) {
   }
 }
 
-bool ownedBy(const json::object& o, const std::string& uid) {
-  const auto* refs = objectAt(o, "metadata").if_contains("ownerReferences");
-  if (!refs || !refs->is_array()) return false;
-  for (const auto& r : refs->as_array())
-    if (r.is_object() && stringAt(r.as_object(), "uid") == uid) return true;
-  return false;
+// Objects by the uid of every owner they name, in the owner's namespace (what ownedBy() tests
+// one by one): built once per pass, so a pass is linear in the objects, not owners x objects.
+using OwnerIndex = std::map<std::pair<std::string, std::string>, std::vector<const json::object*>>;
+
+using Shared = std::vector<std::shared_ptr<const json::object>>;
+
+OwnerIndex indexByOwner(const Shared& items, const std::function<bool(const json::object&)>& keep) {
+  OwnerIndex index;
+  for (const auto& shared : items) {
+    const json::object& o = *shared;
+    if (!keep(o)) continue;
+    const auto* refs = objectAt(o, "metadata").if_contains("ownerReferences");
+    if (!refs || !refs->is_array()) continue;
+    const std::string ns = meta(o, "namespace");
+    for (const auto& r : refs->as_array())
+      if (r.is_object()) index[{ns, stringAt(r.as_object(), "uid")}].push_back(&o);
+  }
+  return index;
+}
+
+const std::vector<const json::object*>& owned(const OwnerIndex& index, const std::string& ns,
+                                              const std::string& uid) {
+  static const std::vector<const json::object*> kNone;
+  auto it = index.find({ns, uid});
+  return it == index.end() ? kNone : it->second;
 }
 
 json::object ownerReference(const json::object& owner, const char* kind) {
@@ -240,20 +261,34 @@ int MemberController::reconcile() {
 int MemberController::reconcileDeployments() {
   int writes = 0;
   const std::string now = api::formatRfc3339(now_());
-  for (const auto& d : store_.list(kDeployments, "").items) {
+  const Shared allSets = store_.listShared(kReplicaSets, "");
+  const OwnerIndex setsByOwner = indexByOwner(allSets, [](const json::object&) { return true; });
+  std::map<std::string, std::string> memo;
+  for (const auto& shared : store_.listShared(kDeployments, "")) {
+    const json::object& d = *shared;
     if (!meta(d, "deletionTimestamp").empty()) continue;
     const std::string ns = meta(d, "namespace");
     const std::string name = meta(d, "name");
     const std::string uid = meta(d, "uid");
+    // Neither it nor its ReplicaSets changed since a pass that found nothing to do: skip it.
+    std::string signature = meta(d, "resourceVersion");
+    for (const json::object* rs : owned(setsByOwner, ns, uid))
+      signature += "," + meta(*rs, "resourceVersion");
+    if (auto it = deploymentMemo_.find(uid);
+        it != deploymentMemo_.end() && it->second == signature) {
+      memo[uid] = std::move(signature);
+      continue;
+    }
+    const int before = writes;
     const auto& spec = objectAt(d, "spec");
     const int64_t desired = intAt(spec, "replicas", 1);
     json::object podTemplate = objectAt(spec, "template");
     const std::string hash = podTemplateHash(podTemplate);
-    auto sets =
-        store_.list(kReplicaSets, ns, [&](const json::object& o) { return ownedBy(o, uid); }).items;
+    const auto& sets = owned(setsByOwner, ns, uid);
     const json::object* current = nullptr;
     int64_t revision = 0;
-    for (const auto& rs : sets) {
+    for (const json::object* set : sets) {
+      const json::object& rs = *set;
       const auto& labels = objectAt(objectAt(rs, "metadata"), "labels");
       if (stringAt(labels, "pod-template-hash") == hash) current = &rs;
       try {
@@ -303,7 +338,8 @@ int MemberController::reconcileDeployments() {
     const int64_t newAvailable = intAt(objectAt(*current, "status"), "availableReplicas", 0);
     int64_t oldBudget = std::max<int64_t>(0, desired - newAvailable);
     int64_t replicas = 0, updated = 0, ready = 0, available = 0;
-    for (const auto& rs : sets) {
+    for (const json::object* set : sets) {
+      const json::object& rs = *set;
       const bool isNew = &rs == current;
       const int64_t want =
           isNew ? desired : std::min(oldBudget, intAt(objectAt(rs, "spec"), "replicas", 0));
@@ -367,27 +403,39 @@ int MemberController::reconcileDeployments() {
       next["status"] = std::move(status);
       if (store_.update({kDeployments, ns, name}, next, version(d))) ++writes;
     }
+    if (writes == before) memo[uid] = std::move(signature);
   }
+  deploymentMemo_ = std::move(memo);
   return writes;
 }
 
 int MemberController::reconcileReplicaSets() {
   int writes = 0;
   const std::string now = api::formatRfc3339(now_());
-  for (const auto& rs : store_.list(kReplicaSets, "").items) {
+  const Shared allPods = store_.listShared(kPods, "");
+  const OwnerIndex podsByOwner = indexByOwner(allPods, [](const json::object& o) {
+    return meta(o, "deletionTimestamp").empty() && !terminal(o);
+  });
+  std::map<std::string, std::string> memo;
+  for (const auto& shared : store_.listShared(kReplicaSets, "")) {
+    const json::object& rs = *shared;
     if (!meta(rs, "deletionTimestamp").empty()) continue;
     const std::string ns = meta(rs, "namespace");
     const std::string uid = meta(rs, "uid");
     const auto& spec = objectAt(rs, "spec");
     const int64_t desired = intAt(spec, "replicas", 1);
-    auto pods =
-        store_
-            .list(kPods, ns,
-                  [&](const json::object& o) {
-                    return ownedBy(o, uid) && meta(o, "deletionTimestamp").empty() && !terminal(o);
-                  })
-            .items;
+    std::vector<const json::object*> pods = owned(podsByOwner, ns, uid);
+    // Neither it nor its pods changed since a pass that found nothing to do: skip it.
+    std::string signature = meta(rs, "resourceVersion");
+    for (const json::object* p : pods) signature += "," + meta(*p, "resourceVersion");
+    if (auto it = replicaSetMemo_.find(uid);
+        it != replicaSetMemo_.end() && it->second == signature) {
+      memo[uid] = std::move(signature);
+      continue;
+    }
+    const int before = writes;
     int64_t count = static_cast<int64_t>(pods.size());
+    int64_t created = 0;
     for (; count < desired; ++count) {
       const auto& podTemplate = objectAt(spec, "template");
       const std::string podName = meta(rs, "name") + "-" + randomNameSuffix();
@@ -408,34 +456,36 @@ int MemberController::reconcileReplicaSets() {
       applyDefaults("", "pods", pod);
       admitPod(pod, nullptr);
       pod["status"] = json::object{{"phase", "Pending"}, {"qosClass", podQosClass(pod)}};
-      if (store_.create({kPods, ns, podName}, pod)) ++writes;
+      if (store_.create({kPods, ns, podName}, pod)) {
+        ++writes;
+        ++created;
+      }
     }
     if (count > desired) {
       // Scale down: unscheduled pods first, then pods not ready, then the newest.
-      std::sort(pods.begin(), pods.end(), [](const json::object& a, const json::object& b) {
+      std::sort(pods.begin(), pods.end(), [](const json::object* a, const json::object* b) {
         auto rank = [](const json::object& p) {
           if (stringAt(objectAt(p, "spec"), "nodeName").empty()) return 0;
           return conditionTrue(objectAt(p, "status"), "Ready") ? 2 : 1;
         };
-        if (rank(a) != rank(b)) return rank(a) < rank(b);
-        return meta(a, "creationTimestamp") > meta(b, "creationTimestamp");
+        if (rank(*a) != rank(*b)) return rank(*a) < rank(*b);
+        return meta(*a, "creationTimestamp") > meta(*b, "creationTimestamp");
       });
-      for (size_t i = 0; count > desired && i < pods.size(); ++i, --count) {
-        if (store_.remove({kPods, ns, meta(pods[i], "name")}, std::nullopt)) ++writes;
+      size_t removed = 0;
+      for (; count > desired && removed < pods.size(); ++removed, --count) {
+        // A pod already gone (a client deleted it meanwhile) is gone either way.
+        if (store_.remove({kPods, ns, meta(*pods[removed], "name")}, std::nullopt)) ++writes;
       }
+      pods.erase(pods.begin(), pods.begin() + static_cast<std::ptrdiff_t>(removed));
     }
-    // Status from the pods as they are now.
-    auto current =
-        store_
-            .list(kPods, ns,
-                  [&](const json::object& o) {
-                    return ownedBy(o, uid) && meta(o, "deletionTimestamp").empty() && !terminal(o);
-                  })
-            .items;
+    // Status from the pods as they are now: the listed ones left, and the new ones (Pending, so
+    // not ready). A change made meanwhile by a client wakes the next pass.
+    const auto replicas = static_cast<int64_t>(pods.size()) + created;
     int64_t ready = 0;
-    for (const auto& p : current) ready += conditionTrue(objectAt(p, "status"), "Ready") ? 1 : 0;
-    json::object status{{"replicas", static_cast<int64_t>(current.size())},
-                        {"fullyLabeledReplicas", static_cast<int64_t>(current.size())},
+    for (const json::object* p : pods)
+      ready += conditionTrue(objectAt(*p, "status"), "Ready") ? 1 : 0;
+    json::object status{{"replicas", replicas},
+                        {"fullyLabeledReplicas", replicas},
                         {"readyReplicas", ready},
                         {"availableReplicas", ready},
                         {"observedGeneration", intAt(objectAt(rs, "metadata"), "generation", 1)}};
@@ -447,17 +497,26 @@ int MemberController::reconcileReplicaSets() {
         if (store_.update({kReplicaSets, ns, meta(rs, "name")}, next, version(*fresh))) ++writes;
       }
     }
+    if (writes == before) memo[uid] = std::move(signature);
   }
+  replicaSetMemo_ = std::move(memo);
   return writes;
 }
 
 int MemberController::bindPods() {
   int writes = 0;
-  const auto nodesListed = store_.list(kNodes, "").items;
+  const Shared pods = store_.listShared(kPods, "");
+  const bool anyUnbound = std::any_of(pods.begin(), pods.end(), [](const auto& p) {
+    return stringAt(objectAt(*p, "spec"), "nodeName").empty() &&
+           meta(*p, "deletionTimestamp").empty() && !terminal(*p);
+  });
+  if (!anyUnbound) return 0;  // the nodes' room is worked out only when a pod needs it
+  const Shared nodesListed = store_.listShared(kNodes, "");
   if (nodesListed.empty()) return 0;
   std::vector<NodeRoom> rooms;
   std::map<std::string, size_t> index;
-  for (const auto& n : nodesListed) {
+  for (const auto& node : nodesListed) {
+    const json::object& n = *node;
     const auto& status = objectAt(n, "status");
     const auto& allocatable = objectAt(status, "allocatable");
     NodeRoom room;
@@ -470,9 +529,9 @@ int MemberController::bindPods() {
     index[room.name] = rooms.size();
     rooms.push_back(room);
   }
-  auto pods = store_.list(kPods, "").items;
   std::vector<const json::object*> unbound;
-  for (const auto& p : pods) {
+  for (const auto& pod : pods) {
+    const json::object& p = *pod;
     const std::string node = stringAt(objectAt(p, "spec"), "nodeName");
     if (node.empty()) {
       if (meta(p, "deletionTimestamp").empty() && !terminal(p)) unbound.push_back(&p);
@@ -525,7 +584,8 @@ int MemberController::runPods() {
   int writes = 0;
   const auto now = now_();
   const std::string nowText = api::formatRfc3339(now);
-  for (const auto& p : store_.list(kPods, "").items) {
+  for (const auto& pod : store_.listShared(kPods, "")) {
+    const json::object& p = *pod;
     const auto& status = objectAt(p, "status");
     const std::string node = stringAt(objectAt(p, "spec"), "nodeName");
     if (node.empty() || stringAt(status, "phase") != "Pending" ||

@@ -81,6 +81,11 @@ class MemberController {
   bool stopping_ = false;
   uint64_t subscription_ = 0;
   std::thread thread_;
+  // By uid: the resourceVersions (the object's and its children's) seen by the last pass that
+  // found nothing to do for it. A pass skips an object whose versions are the same, so a pass
+  // costs little for what did not change (only the reconcile thread touches these).
+  std::map<std::string, std::string> deploymentMemo_;
+  std::map<std::string, std::string> replicaSetMemo_;
 };
 
 }  // namespace flotilla::sim

@@ -1,11 +1,12 @@
 #include "sim/server/api_server.h"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <chrono>
 
 #include "api/base64.h"
 #include "sim/server/admission.h"
@@ -383,7 +384,16 @@ std::optional<UserInfo> ApiServer::authenticate(const net::HttpRequest& http) {
   return serviceAccountUser(claims->ns, claims->name, claims->uid);
 }
 
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point started) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+}  // namespace
+
 asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
+  const auto started = std::chrono::steady_clock::now();
   const auto& http = ex.request();
   const std::string path(http.path());
   if (path == "/healthz" || path == "/readyz" || path == "/livez") {
@@ -431,9 +441,8 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
         exposition += "flotilla_sim_injected_faults_total{fault=\"" + fault + "\"} " +
                       std::to_string(n) + "\n";
     }
-    net::HttpResponse text{200,
-                           {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}},
-                           std::move(exposition)};
+    net::HttpResponse text{
+        200, {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}}, std::move(exposition)};
     co_await ex.respond(std::move(text));
     co_return;
   }
@@ -574,6 +583,7 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     co_await answerFault(recording, req, fault);
     labels.code = recording.status();
     metrics_.record(labels);
+    metrics_.observe(labels, secondsSince(started));
     co_return;
   }
   if (fault.fault == Fault::kDelay) {
@@ -595,6 +605,7 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
   co_await serveResource(recording, req);
   labels.code = recording.status();
   metrics_.record(labels);
+  metrics_.observe(labels, secondsSince(started));
   if (drop) ex.abandon();  // served and durable; the client never hears of it
 }
 

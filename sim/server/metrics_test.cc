@@ -47,5 +47,33 @@ TEST(RequestMetrics, CountsAndExposition) {
             "version=\"v1\"} 2\n");
 }
 
+TEST(RequestMetrics, DurationHistogramAsKubeApiserverExposesIt) {
+  RequestMetrics metrics;
+  RequestLabels put{"PUT", "", "apps", "v1", "deployments", "status", "resource", "apiserver", 200};
+  metrics.observe(put, 0.003);
+  put.code = 409;  // not a label of the histogram: the same series
+  metrics.observe(put, 0.07);
+  metrics.observe(put, 100);  // past the last bucket: only +Inf
+  const std::string text = metrics.exposition();
+  const std::string series =
+      "component=\"apiserver\",dry_run=\"\",group=\"apps\",resource=\"deployments\",scope="
+      "\"resource\",subresource=\"status\",verb=\"PUT\",version=\"v1\"";
+  EXPECT_NE(text.find("# TYPE apiserver_request_duration_seconds histogram\n"), std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_duration_seconds_bucket{" + series + ",le=\"0.005\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_duration_seconds_bucket{" + series + ",le=\"0.05\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_duration_seconds_bucket{" + series + ",le=\"0.1\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_duration_seconds_bucket{" + series + ",le=\"60\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_duration_seconds_bucket{" + series + ",le=\"+Inf\"} 3\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_duration_seconds_sum{" + series + "} 100.073\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("apiserver_request_duration_seconds_count{" + series + "} 3\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace flotilla::sim

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace flotilla::sim {
@@ -122,7 +123,8 @@ api::Result<void> Store::load() {
     if (op->as_string() == "put") {
       const auto* object = record.if_contains("o");
       if (!object || !object->is_object()) return false;
-      collection[k] = Entry{object->as_object(), version->as_int64()};
+      collection[k] =
+          Entry{std::make_shared<const json::object>(object->as_object()), version->as_int64()};
     } else {
       collection.erase(k);
     }
@@ -286,7 +288,7 @@ api::Result<void> Store::compactLocked() {
   for (const auto& [resource, collection] : collections_) {
     for (const auto& [key, entry] : collection) {
       records.push_back(json::object{
-          {"op", "put"}, {"r", resource}, {"k", key}, {"v", entry.version}, {"o", entry.object}});
+          {"op", "put"}, {"r", resource}, {"k", key}, {"v", entry.version}, {"o", *entry.object}});
     }
   }
   const std::string text =
@@ -311,7 +313,7 @@ api::Result<json::object> Store::get(const ObjectKey& key) const {
   auto c = collections_.find(key.resource);
   if (c != collections_.end()) {
     auto it = c->second.find(collectionKey(key));
-    if (it != c->second.end()) return it->second.object;
+    if (it != c->second.end()) return *it->second.object;
   }
   return api::Error{api::reason::kNotFound, 404, "not found", {}};
 }
@@ -331,8 +333,25 @@ Store::Listed Store::list(const std::string& resource, const std::string& namesp
     end = c->second.lower_bound(namespace_ + "0");  // '0' follows '/'
   }
   for (auto it = begin; it != end; ++it) {
-    if (!filter || filter(it->second.object)) out.items.push_back(it->second.object);
+    if (!filter || filter(*it->second.object)) out.items.push_back(*it->second.object);
   }
+  return out;
+}
+
+std::vector<std::shared_ptr<const json::object>> Store::listShared(
+    const std::string& resource, const std::string& namespace_) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<const json::object>> out;
+  auto c = collections_.find(resource);
+  if (c == collections_.end()) return out;
+  auto begin = c->second.begin();
+  auto end = c->second.end();
+  if (!namespace_.empty()) {
+    begin = c->second.lower_bound(namespace_ + "/");
+    end = c->second.lower_bound(namespace_ + "0");  // '0' follows '/'
+  }
+  out.reserve(static_cast<size_t>(std::distance(begin, end)));
+  for (auto it = begin; it != end; ++it) out.push_back(it->second.object);
   return out;
 }
 
@@ -358,9 +377,9 @@ Store::Page Store::listPage(const std::string& resource, const std::string& name
       begin = end;
   }
   for (auto it = begin; it != end; ++it) {
-    if (filter && !filter(it->second.object)) continue;
+    if (filter && !filter(*it->second.object)) continue;
     if (limit == 0 || out.items.size() < limit) {
-      out.items.push_back(it->second.object);
+      out.items.push_back(*it->second.object);
       out.lastKey = it->first;
     } else {
       ++out.remaining;
@@ -379,7 +398,7 @@ api::Result<Store::Written> Store::create(const ObjectKey& key, json::object obj
   const int64_t version = ++version_;
   setVersion(object, version);
   const uint64_t seq = appendLocked(StoredEvent::Type::kAdded, key, object, version);
-  collection[k] = Entry{object, version};
+  collection[k] = Entry{std::make_shared<const json::object>(object), version};
   return Written{std::move(object), seq};
 }
 
@@ -407,7 +426,7 @@ api::Result<Store::Written> Store::update(const ObjectKey& key, json::object obj
   const int64_t version = ++version_;
   setVersion(object, version);
   const uint64_t seq = appendLocked(StoredEvent::Type::kModified, key, object, version);
-  it->second = Entry{object, version};
+  it->second = Entry{std::make_shared<const json::object>(object), version};
   return Written{std::move(object), seq};
 }
 
@@ -419,7 +438,7 @@ api::Result<Store::Written> Store::remove(const ObjectKey& key,
   auto& [collection, it] = *found;
   // A deletion has its own version: watchers see the DELETED event at it (as etcd does).
   const int64_t version = ++version_;
-  json::object last = std::move(it->second.object);
+  json::object last = *it->second.object;
   setVersion(last, version);
   collection->erase(it);
   const uint64_t seq = appendLocked(StoredEvent::Type::kDeleted, key, last, version);
@@ -434,10 +453,11 @@ api::Result<uint64_t> Store::removeAll(const std::string& resource) {
   if (c == collections_.end()) return seq;
   for (auto& [k, entry] : c->second) {
     const int64_t version = ++version_;
-    setVersion(entry.object, version);
+    json::object last = *entry.object;
+    setVersion(last, version);
     const size_t slash = k.find('/');
     ObjectKey key{resource, k.substr(0, slash), k.substr(slash + 1)};
-    seq = appendLocked(StoredEvent::Type::kDeleted, key, entry.object, version);
+    seq = appendLocked(StoredEvent::Type::kDeleted, key, last, version);
   }
   collections_.erase(c);
   return seq;

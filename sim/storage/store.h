@@ -79,6 +79,10 @@ class Store {
   // namespace_ empty: every namespace. `filter` (optional) selects objects.
   Listed list(const std::string& resource, const std::string& namespace_,
               const std::function<bool(const boost::json::object&)>& filter = {}) const;
+  // The stored objects themselves, shared rather than copied (a write replaces an object, never
+  // changes it), for in-process readers that scan whole collections (the member controller).
+  std::vector<std::shared_ptr<const boost::json::object>> listShared(
+      const std::string& resource, const std::string& namespace_) const;
   // One page: up to `limit` (0: all) selected objects whose "namespace/name" key sorts after
   // `afterKey`, without copying the rest (only counting them), so paging through N objects costs
   // O(N) copies rather than O(N²).
@@ -132,7 +136,7 @@ class Store {
   api::Result<void> compactLocked();
 
   struct Entry {
-    boost::json::object object;
+    std::shared_ptr<const boost::json::object> object;  // immutable once stored
     int64_t version = 0;
   };
   using Collection = std::map<std::string, Entry>;  // "namespace/name" -> entry
