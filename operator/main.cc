@@ -31,6 +31,9 @@ namespace {
 using namespace flotilla;
 namespace ctl = flotilla::controllers;
 
+// How often at most a member's changing nodes and pods are re-summarized (see nodesOrPodsChanged).
+constexpr std::chrono::milliseconds kResourcesCoalesce{1000};
+
 api::Result<std::string> readFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) return api::Error{api::reason::kNotFound, 0, "cannot read " + path, {}};
@@ -257,8 +260,11 @@ int main(int argc, char** argv) {
   // What happens on members reaches the controllers through their queues. Member status churn
   // is coalesced: a burst of updates for one workload within 200 ms is one status reconcile.
   ctl::cluster::MemberEvents memberEvents;
+  // A member's nodes and pods change in bursts (a rollout is hundreds of pod events): its
+  // resources are re-summarized, and its FederatedCluster status rewritten, at most once per
+  // kResourcesCoalesce, not once per event (Karmada refreshes cluster status every 10 s).
   memberEvents.nodesOrPodsChanged = [&clusterLoop](const std::string& cluster) {
-    clusterLoop.queue().add(cluster);
+    clusterLoop.queue().addAfter(cluster, kResourcesCoalesce);
   };
   // Status-only changes matter to sync while a binding is not fully applied (a make-before-break
   // move waits for new replicas to become available).

@@ -273,6 +273,7 @@ api::Result<kube::ReconcileResult> ClusterController::finalize(const api::Federa
   members_.remove(name);
   std::lock_guard lock(mutex_);
   memory_.erase(name);
+  podUsage_.erase(name);
   return kube::ReconcileResult{};
 }
 
@@ -282,6 +283,7 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
     members_.remove(key);
     std::lock_guard lock(mutex_);
     memory_.erase(key);
+    podUsage_.erase(key);
     return kube::ReconcileResult{};
   }
   auto decoded = fromObject<api::FederatedCluster>(cached);
@@ -359,14 +361,17 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
   observed.apiEnablements = memory.enablements;
   if (auto member = members_.get(key); member && member->synced()) {
     std::vector<api::Node> nodes;
-    std::vector<api::Pod> pods;
     for (const auto& o : member->nodes().store().list()) {
       if (auto n = fromObject<api::Node>(o)) nodes.push_back(std::move(*n));
     }
-    for (const auto& o : member->pods().store().list()) {
-      if (auto p = fromObject<api::Pod>(o)) pods.push_back(std::move(*p));
+    std::shared_ptr<PodUsageCache> usage;
+    {
+      std::lock_guard lock(mutex_);
+      auto& cache = podUsage_[key];
+      if (!cache) cache = std::make_shared<PodUsageCache>();
+      usage = cache;  // only this key's reconcile uses it, and never two at once (work queue)
     }
-    observed.resources = summarizeResources(nodes, pods);
+    observed.resources = summarizeWithUsage(nodes, usage->update(member->pods().store().list()));
   }
   {
     std::lock_guard lock(mutex_);

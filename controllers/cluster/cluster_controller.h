@@ -13,6 +13,7 @@
 #include "api/clock.h"
 #include "controllers/cluster/cluster_status.h"
 #include "controllers/cluster/member_registry.h"
+#include "controllers/cluster/resources.h"
 #include "controllers/common/managed.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
@@ -67,6 +68,7 @@ class ClusterController final : public kube::Reconciler {
   const api::SteadyClockInterface* clock_;
   mutable std::mutex mutex_;
   std::map<std::string, Memory> memory_;
+  std::map<std::string, std::shared_ptr<PodUsageCache>> podUsage_;  // by cluster
 };
 
 }  // namespace flotilla::controllers::cluster

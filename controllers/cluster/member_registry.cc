@@ -14,7 +14,8 @@ kube::InformerOptions managedOnly(kube::InformerOptions options) {
 
 std::vector<std::string> bindingHashOf(const boost::json::object& o) {
   const auto* meta = o.if_contains("metadata");
-  const auto* labels = meta && meta->is_object() ? meta->as_object().if_contains("labels") : nullptr;
+  const auto* labels =
+      meta && meta->is_object() ? meta->as_object().if_contains("labels") : nullptr;
   const auto* hash =
       labels && labels->is_object() ? labels->as_object().if_contains(kBindingLabel) : nullptr;
   if (!hash || !hash->is_string()) return {};

@@ -53,7 +53,8 @@ struct MemberEvents {
       deploymentChanged;
   // A pod of a Flotilla workload changed; `bindingHash` is its flotilla.io/binding label (the
   // hash of the binding key: controllers/common/managed.h).
-  std::function<void(const std::string& cluster, const std::string& bindingHash)> workloadPodChanged;
+  std::function<void(const std::string& cluster, const std::string& bindingHash)>
+      workloadPodChanged;
 };
 
 class MemberRegistry {

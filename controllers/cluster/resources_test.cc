@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <map>
+#include <memory>
 #include <string>
+
+#include "api/json_codec.h"
 
 namespace flotilla::controllers::cluster {
 namespace {
@@ -136,6 +140,38 @@ TEST(SummarizeResourcesTest, PodsWithoutNodesStillCount) {
   EXPECT_EQ(strs(s.resources.allocated), strs({{"cpu", q("1")}, {"pods", q("1")}}));
   EXPECT_EQ(strs(s.resources.allocating), strs({{"cpu", q("1")}, {"pods", q("1")}}));
   EXPECT_TRUE(s.resources.available.empty());
+}
+
+// The cache decodes a pod only when its cached object changed, and always sums exactly the pods
+// it is given: a changed pod counts as it is now, a removed one not at all.
+TEST(PodUsageCacheTest, SumsTheCurrentPodsAndFollowsEveryChange) {
+  auto object = [](const api::Pod& p) {
+    return std::make_shared<const boost::json::object>(api::encode(p).as_object());
+  };
+  auto bound = object(pod("n1", "Running", {{{"cpu", q("1")}, {"memory", q("1Gi")}}}));
+  auto pending = object(pod("", "Pending", {{{"cpu", q("500m")}}}));
+  auto done = object(pod("n1", "Succeeded", {{{"cpu", q("8")}}}));
+  PodUsageCache cache;
+  PodUsage usage = cache.update({bound, pending, done});
+  EXPECT_EQ(strs(usage.allocated),
+            (std::map<std::string, std::string>{{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "1"}}));
+  EXPECT_EQ(strs(usage.allocating),
+            (std::map<std::string, std::string>{{"cpu", "500m"}, {"pods", "1"}}));
+  // Unchanged objects: the same sums again.
+  EXPECT_EQ(strs(cache.update({bound, pending, done}).allocated), strs(usage.allocated));
+  // The pending pod was bound (a new object, as an informer stores every change) and the
+  // finished one was garbage-collected.
+  auto nowBound = object(pod("n2", "Running", {{{"cpu", q("500m")}}}));
+  usage = cache.update({bound, nowBound});
+  EXPECT_EQ(strs(usage.allocated), (std::map<std::string, std::string>{
+                                       {"cpu", "1500m"}, {"memory", "1Gi"}, {"pods", "2"}}));
+  EXPECT_TRUE(usage.allocating.empty());
+  // The same totals as summarizing decoded pods.
+  const auto whole =
+      summarizeResources({}, {pod("n1", "Running", {{{"cpu", q("1")}, {"memory", q("1Gi")}}}),
+                              pod("n2", "Running", {{{"cpu", q("500m")}}})});
+  EXPECT_EQ(strs(whole.resources.allocated), strs(usage.allocated));
+  EXPECT_TRUE(cache.update({}).allocated.empty());
 }
 
 }  // namespace
