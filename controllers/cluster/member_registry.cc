@@ -1,5 +1,6 @@
 #include "controllers/cluster/member_registry.h"
 
+#include "controllers/cluster/cache_transforms.h"
 #include "controllers/common/managed.h"
 #include "controllers/common/typed.h"
 
@@ -9,6 +10,12 @@ namespace {
 
 kube::InformerOptions managedOnly(kube::InformerOptions options) {
   options.labelSelector = managedSelector();
+  return options;
+}
+
+kube::InformerOptions transformed(kube::InformerOptions options,
+                                  void (*transform)(boost::json::object&)) {
+  options.transform = transform;
   return options;
 }
 
@@ -41,9 +48,10 @@ class AsioMemberConnection final : public MemberConnection {
         executor_(std::move(executor)),
         client_(std::move(client)),
         nodes_(*client_, resources::kNodes, informerOptions),
-        pods_(*client_, resources::kPods, informerOptions),
+        pods_(*client_, resources::kPods, transformed(informerOptions, trimPod)),
         deployments_(*client_, resources::kDeployments, managedOnly(informerOptions)),
-        replicaSets_(*client_, resources::kReplicaSets, managedOnly(informerOptions)) {
+        replicaSets_(*client_, resources::kReplicaSets,
+                     transformed(managedOnly(informerOptions), trimReplicaSet)) {
     // Every change of a node or pod can change what the member has available; the cluster
     // controller's queue de-duplicates bursts.
     kube::EventHandler handler;

@@ -90,6 +90,7 @@ ObjectPtr cached(const SharedInformer::State& s, json::object object) {
     if (auto* m = object.if_contains("metadata"); m && m->is_object())
       m->as_object().erase("managedFields");
   }
+  if (s.options.transform) s.options.transform(object);
   return std::make_shared<const json::object>(std::move(object));
 }
 

@@ -42,7 +42,10 @@ struct InformerOptions {
   std::chrono::milliseconds initialBackoff{200};   // after a failed list/watch, doubling
   std::chrono::milliseconds maxBackoff{30'000};
   int64_t pageSize = 500;
-  bool dropManagedFields = true;     // controller-runtime's recommended cache transform
+  bool dropManagedFields = true;  // controller-runtime's recommended cache transform
+  // Applied to every object before it is cached (after dropManagedFields): strip what no reader
+  // of this cache uses. Must keep metadata.name, namespace and resourceVersion.
+  std::function<void(boost::json::object&)> transform;
   std::shared_ptr<Delayer> delayer;  // default: asioDelayer()
 };
 

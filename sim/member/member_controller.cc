@@ -235,11 +235,15 @@ void MemberController::stop() {
 
 void MemberController::loop() {
   std::unique_lock lock(mutex_);
+  auto lastPass = std::chrono::steady_clock::now() - options_.minPassInterval;
   while (!stopping_) {
     // Pods turn Ready on a timer: look again at least every readyDelay/4.
     wake_.wait_for(lock, std::max(std::chrono::milliseconds(20), options_.readyDelay / 4),
                    [&] { return dirty_ || stopping_; });
     if (stopping_) break;
+    wake_.wait_until(lock, lastPass + options_.minPassInterval, [&] { return stopping_; });
+    if (stopping_) break;
+    lastPass = std::chrono::steady_clock::now();
     dirty_ = false;
     lock.unlock();
     reconcile();
