@@ -56,6 +56,7 @@ struct Options {
   std::string ns = "load";
   int workloads = 1000;
   int clients = 8;
+  int shards = 1;  // members labelled bench-shard=s0..s(N-1); each policy stays in its shard
   int ceilingSeconds = 5;
   int timeoutSeconds = 600;
   bool ready = true;  // wait for every placed replica to be ready (members that run pods)
@@ -64,49 +65,61 @@ struct Options {
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// The three policies the workloads use in turn: spread over at most 3 clusters (Divided,
+// The three kinds of policy the workloads use in turn: spread over at most 3 clusters (Divided,
 // Aggregated), weighted by what each cluster can run (Divided, dynamic weights, 2 clusters), and
-// Duplicated to the clusters of one region.
-std::vector<json::object> policies(const std::string& ns) {
-  auto policy = [&](const char* name, json::object placement) {
-    return json::object{
-        {"apiVersion", "flotilla.io/v1alpha1"},
-        {"kind", "PropagationPolicy"},
-        {"metadata", json::object{{"name", name}, {"namespace", ns}}},
-        {"spec",
-         json::object{{"resourceSelectors",
-                       json::array{json::object{
-                           {"apiVersion", "apps/v1"},
-                           {"kind", "Deployment"},
-                           {"labelSelector",
-                            json::object{{"matchLabels", json::object{{"bench-policy", name}}}}}}}},
-                      {"placement", std::move(placement)}}}};
-  };
+// Duplicated to 3 clusters. With shards, each kind exists once per shard, restricted to the
+// shard's members (clusterAffinity on bench-shard), and the workloads take the shards in turn: a
+// fleet's workloads are spread over its clusters by their policies, as in a real fleet, rather
+// than all placed on the same few best-scored clusters.
+const char* kPolicyKinds[] = {"spread", "dynamic", "duplicated"};
+
+std::string policyName(int kind, int shard, int shards) {
+  return std::string(kPolicyKinds[kind]) + (shards > 1 ? "-s" + std::to_string(shard) : "");
+}
+
+std::vector<json::object> policies(const std::string& ns, int shards) {
   auto spread = [](int max) {
     return json::array{json::object{{"spreadByField", "cluster"}, {"maxGroups", max}}};
   };
-  return {
-      policy("spread",
-             json::object{{"spreadConstraints", spread(3)},
-                          {"replicaScheduling",
-                           json::object{{"type", "Divided"}, {"division", "Aggregated"}}}}),
-      policy("dynamic", json::object{{"spreadConstraints", spread(2)},
-                                     {"replicaScheduling",
-                                      json::object{{"type", "Divided"},
-                                                   {"division", "Weighted"},
-                                                   {"dynamicWeight", "AvailableReplicas"}}}}),
-      policy(
-          "region",
-          json::object{
-              {"clusterAffinity",
-               json::object{{"labelSelector",
-                             json::object{{"matchLabels", json::object{{"bench-region", "r0"}}}}}}},
-              {"spreadConstraints", spread(3)},
-              {"replicaScheduling", json::object{{"type", "Duplicated"}}}}),
-  };
+  std::vector<json::object> out;
+  for (int shard = 0; shard < shards; ++shard) {
+    for (int kind = 0; kind < 3; ++kind) {
+      const std::string name = policyName(kind, shard, shards);
+      json::object placement;
+      if (kind == 0) {
+        placement["spreadConstraints"] = spread(3);
+        placement["replicaScheduling"] =
+            json::object{{"type", "Divided"}, {"division", "Aggregated"}};
+      } else if (kind == 1) {
+        placement["spreadConstraints"] = spread(2);
+        placement["replicaScheduling"] = json::object{
+            {"type", "Divided"}, {"division", "Weighted"}, {"dynamicWeight", "AvailableReplicas"}};
+      } else {
+        placement["spreadConstraints"] = spread(3);
+        placement["replicaScheduling"] = json::object{{"type", "Duplicated"}};
+      }
+      if (shards > 1)
+        placement["clusterAffinity"] = json::object{
+            {"labelSelector",
+             json::object{
+                 {"matchLabels", json::object{{"bench-shard", "s" + std::to_string(shard)}}}}}};
+      out.push_back(json::object{
+          {"apiVersion", "flotilla.io/v1alpha1"},
+          {"kind", "PropagationPolicy"},
+          {"metadata", json::object{{"name", name}, {"namespace", ns}}},
+          {"spec",
+           json::object{
+               {"resourceSelectors",
+                json::array{json::object{
+                    {"apiVersion", "apps/v1"},
+                    {"kind", "Deployment"},
+                    {"labelSelector",
+                     json::object{{"matchLabels", json::object{{"bench-policy", name}}}}}}}},
+               {"placement", std::move(placement)}}}});
+    }
+  }
+  return out;
 }
-
-const char* kPolicyNames[] = {"spread", "dynamic", "region"};
 
 std::string workloadName(int i) {
   char name[16];
@@ -116,7 +129,7 @@ std::string workloadName(int i) {
 
 int replicasOf(int i) { return 1 + i % 4; }
 
-json::object deployment(const std::string& ns, int i) {
+json::object deployment(const std::string& ns, int i, int shards) {
   const std::string name = workloadName(i);
   const json::object selector{{"app", name}};
   json::object container{{"name", "app"}, {"image", "nginx:1.27"}};
@@ -127,7 +140,7 @@ json::object deployment(const std::string& ns, int i) {
   json::object spec{{"replicas", replicasOf(i)},
                     {"selector", json::object{{"matchLabels", selector}}},
                     {"template", std::move(podTemplate)}};
-  json::object labels{{"app", name}, {"bench-policy", kPolicyNames[i % 3]}};
+  json::object labels{{"app", name}, {"bench-policy", policyName(i % 3, (i / 3) % shards, shards)}};
   return json::object{
       {"apiVersion", "apps/v1"},
       {"kind", "Deployment"},
@@ -284,7 +297,8 @@ std::map<std::string, std::string> parseMembers(const std::string& text) {
 
 constexpr const char* kUsage =
     "usage: e2e_load --kubeconfig HOST [--member-kubeconfigs name=path,...] [--namespace NS]\n"
-    "                [--workloads N] [--clients C] [--ceiling-seconds S] [--timeout S]\n"
+    "                [--workloads N] [--clients C] [--shards S] [--ceiling-seconds S]\n"
+    "                [--timeout S]\n"
     "                [--no-ready] [--verify]\n";
 
 Options parseArgs(int argc, char** argv) {
@@ -308,6 +322,8 @@ Options parseArgs(int argc, char** argv) {
       o.workloads = std::atoi(value().c_str());
     else if (a == "--clients")
       o.clients = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--shards")
+      o.shards = std::max(1, std::atoi(value().c_str()));
     else if (a == "--ceiling-seconds")
       o.ceilingSeconds = std::atoi(value().c_str());
     else if (a == "--timeout")
@@ -402,7 +418,7 @@ void Bench::setUp() {
                  created.error().message.c_str());
     std::exit(1);
   }
-  for (const auto& p : policies(o_.ns)) {
+  for (const auto& p : policies(o_.ns, o_.shards)) {
     auto made = sync(host_->create(kPolicies, o_.ns, p, write));
     if (!made && made.error().code != 409) {
       std::fprintf(stderr, "e2e_load: creating policy %s: %s\n", nameOf(p).c_str(),
@@ -417,7 +433,7 @@ double Bench::createAll() {
   std::atomic<int> failures{0};
   auto creator = [this, &failures](int first) -> asio::awaitable<void> {
     for (int i = first; i < o_.workloads; i += o_.clients) {
-      const json::object object = deployment(o_.ns, i);
+      const json::object object = deployment(o_.ns, i, o_.shards);
       const WriteOptions write;
       auto r = co_await host_->create(kDeployments, o_.ns, object, write);
       if (!r && r.error().code != 409) {

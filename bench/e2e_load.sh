@@ -61,14 +61,18 @@ eventually() {
 
 # --- The fleet ---
 NS=load
+# Shards of about 5 members, each with its own policies (bench/e2e_load.cc): the workloads spread
+# over the whole fleet. Existing clusters are one shard (they carry no bench-shard label).
+SHARDS=1
 if [[ -z $HOST_KC ]]; then
+  SHARDS=$((MEMBERS / 5 > 1 ? MEMBERS / 5 : 1))
   export HOME=$WORK
   {
     echo "host: host"
     echo "members:"
     for i in $(seq 1 "$MEMBERS"); do
       printf -- '- name: m%03d\n  provider: sim\n  region: r%d\n  zone: z%d\n' "$i" $((i % 3)) $((i % 7))
-      printf '  labels: {env: load, bench-region: r%d}\n' $((i % 3))
+      printf '  labels: {env: load, bench-region: r%d, bench-shard: s%d}\n' $((i % 3)) $(((i - 1) % SHARDS))
       printf '  nodes: {count: %d, cpu: "64", memory: 256Gi, pods: 500}\n' "$NODES"
     done
   } >"$WORK/topology.yaml"
@@ -130,8 +134,11 @@ quiet() {
   done
   return 1
 }
+host_write_lines() {  # the host's write counters, one line per label set, Leases aside
+  kubectl get --raw /metrics | awk '/^apiserver_request_total\{/ && /verb="(POST|PUT|PATCH|DELETE|CREATE|UPDATE|APPLY|DELETECOLLECTION)"/ && !/resource="leases"/'
+}
 host_writes() {  # every write the host served, Leases aside
-  kubectl get --raw /metrics | awk '/^apiserver_request_total\{/ && /verb="(POST|PUT|PATCH|DELETE|CREATE|UPDATE|APPLY|DELETECOLLECTION)"/ && !/resource="leases"/ {s += $NF} END {print s + 0}'
+  host_write_lines | awk '{s += $NF} END {print s + 0}'
 }
 rss_kb() { awk "/^$1/ {print \$2}" "/proc/$OP_PID/status"; }
 # CPU seconds (user + system) the given processes have used so far.
@@ -159,9 +166,9 @@ rss_idle=$(rss_kb VmRSS)
 cpu_before=("$(cpu_seconds "$OP_PID")" "$(cpu_seconds $(sim_pids host))" "$(cpu_seconds $(sim_pids members))")
 
 # --- The load ---
-echo "load: $WORKLOADS Deployments from $CLIENTS clients (policies: spread over <=3 clusters, dynamic weights over 2, duplicated to 3 of a region)"
+echo "load: $WORKLOADS Deployments from $CLIENTS clients (policies: spread over <=3 clusters, dynamic weights over 2, duplicated to 3; in $SHARDS shard(s) of the fleet)"
 "$CLIENT" --kubeconfig "$KUBECONFIG" --member-kubeconfigs "$MEMBER_KCS" --namespace "$NS" \
-  --workloads "$WORKLOADS" --clients "$CLIENTS" --ceiling-seconds "$CEILING" ${VERIFY:+--verify} >"$WORK/client.out" 2>"$WORK/client.err"
+  --workloads "$WORKLOADS" --clients "$CLIENTS" --shards "$SHARDS" --ceiling-seconds "$CEILING" ${VERIFY:+--verify} >"$WORK/client.out" 2>"$WORK/client.err"
 code=$?
 cat "$WORK/client.err" >&2
 cat "$WORK/client.out"
@@ -210,7 +217,26 @@ rate=$(awk '/^flotilla_host_writes_per_s:/ {print $2}' "$WORK/client.out")
   echo "flotilla_host_write_share_of_ceiling: $(echo "scale=2; $rate / $ceiling" | bc)"
 
 # --- A restart over the converged bindings: how fast back, and zero writes ---
+# Converged means the host takes no more writes (the cluster controller's coalesced resource
+# updates come up to a second after the last pod change, and its probes never stop, so the
+# reconcile count alone cannot say it).
+settled() {
+  local deadline=$((SECONDS + ${1:-60})) last="" since=$SECONDS w
+  while ((SECONDS < deadline)); do
+    w=$(host_writes)
+    if [[ $w != "$last" ]]; then
+      last=$w
+      since=$SECONDS
+    elif ((SECONDS - since >= 3)); then
+      return 0
+    fi
+    sleep 0.5
+  done
+  return 1
+}
+settled 60 || echo "note: the host still took writes 60 s after the load converged"
 before=$(host_writes)
+host_write_lines >"$WORK/writes-before-restart"
 kill -TERM "$OP_PID" && wait "$OP_PID" 2>/dev/null
 t0=$(now)
 start_operator
@@ -219,4 +245,12 @@ echo "restart_ready_seconds: $(since "$t0")"
 quiet 180 || echo "note: the restarted operator did not go quiet within 180 s"
 echo "restart_quiet_seconds: $(echo "$(since "$t0") - 3" | bc) (quiet = 3 s without a reconcile, not counted)"
 echo "restart_host_writes: $(($(host_writes) - before))"
+# Which ones, if any (resource, verb, code).
+host_write_lines | awk 'NR == FNR {was[$1] = $NF; next} $NF != was[$1] {
+    match($0, /resource="[^"]*"/); r = substr($0, RSTART + 10, RLENGTH - 11)
+    match($0, /subresource="[^"]*"/); sub_ = substr($0, RSTART + 13, RLENGTH - 14)
+    match($0, /verb="[^"]*"/); v = substr($0, RSTART + 6, RLENGTH - 7)
+    match($0, /code="[^"]*"/); c = substr($0, RSTART + 6, RLENGTH - 7)
+    print "restart_host_writes_detail: " v " " r (sub_ == "" ? "" : "/" sub_) " " c ": " $NF - was[$1]
+  }' "$WORK/writes-before-restart" -
 exit $code

@@ -246,6 +246,33 @@ TEST(Informer, AThrowingHandlerDoesNotStopTheCache) {
   informer.stop();
 }
 
+// The transform shapes what is cached, from the list and from watch events alike.
+TEST(Informer, TransformAppliesToListedAndWatchedObjects) {
+  IoThread io;
+  TruthServer truth(5);
+  testing::ScriptedServer server(io, [&](const net::HttpRequest& r) { return truth.answer(r); });
+  RestConfig config;
+  config.server = server.url();
+  RestClientOptions clientOptions;
+  auto delayer = std::make_shared<testing::RecordingDelayer>();
+  clientOptions.delayer = delayer;
+  auto client = RestClient::create(io.io().get_executor(), config, clientOptions).value();
+  truth.put("listed", "big");
+  InformerOptions options;
+  options.delayer = delayer;
+  options.transform = [](json::object& o) { o.erase("data"); };
+  SharedInformer informer(*client, kConfigMaps, options);
+  informer.start(io.io().get_executor());
+  ASSERT_TRUE(eventually([&] { return informer.hasSynced(); }));
+  truth.put("watched", "big");
+  ASSERT_TRUE(eventually([&] { return informer.store().size() == 2; }));
+  for (const auto& o : informer.store().list()) {
+    EXPECT_EQ(o->if_contains("data"), nullptr) << json::serialize(*o);
+    EXPECT_NE(o->at("metadata").as_object().if_contains("resourceVersion"), nullptr);
+  }
+  informer.stop();
+}
+
 TEST(Indexer, IndexesFollowUpdatesAndDeletes) {
   Indexer indexer;
   indexer.addIndex("labels", labelIndexValues);
