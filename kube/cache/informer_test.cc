@@ -157,18 +157,35 @@ struct HandlerView {
   }
 };
 
+// A TruthServer behind a scripted HTTP server, and a client of it whose backoffs are recorded,
+// not slept (every informer test's setting).
+struct Served {
+  explicit Served(uint32_t seed)
+      : truth(seed),
+        server(io, [this](const net::HttpRequest& r) { return truth.answer(r); }),
+        delayer(std::make_shared<testing::RecordingDelayer>()),
+        client(makeClient()) {}
+  std::unique_ptr<RestClient> makeClient() {
+    RestConfig config;
+    config.server = server.url();
+    RestClientOptions clientOptions;
+    clientOptions.delayer = delayer;
+    return RestClient::create(io.io().get_executor(), config, clientOptions).value();
+  }
+  auto parts() { return std::tie(io, truth, delayer, client); }
+
+  IoThread io;
+  TruthServer truth;
+  testing::ScriptedServer server;
+  std::shared_ptr<testing::RecordingDelayer> delayer;
+  std::unique_ptr<RestClient> client;
+};
+
 class InformerTruth : public ::testing::TestWithParam<uint32_t> {};
 
 TEST_P(InformerTruth, HandlersMatchTheServerAcrossDropsAndRelists) {
-  IoThread io;
-  TruthServer truth(GetParam());
-  testing::ScriptedServer server(io, [&](const net::HttpRequest& r) { return truth.answer(r); });
-  RestConfig config;
-  config.server = server.url();
-  RestClientOptions clientOptions;
-  auto delayer = std::make_shared<testing::RecordingDelayer>();
-  clientOptions.delayer = delayer;
-  auto client = RestClient::create(io.io().get_executor(), config, clientOptions).value();
+  Served served(GetParam());
+  auto [io, truth, delayer, client] = served.parts();
 
   for (int i = 0; i < 20; ++i) truth.put("cm-" + std::to_string(i), "v0");
   InformerOptions options;
@@ -210,15 +227,8 @@ INSTANTIATE_TEST_SUITE_P(Seeds, InformerTruth, ::testing::Values(1u, 7u, 42u));
 // A handler that throws is a bug, but it must not end the informer: the other handlers and the
 // cache keep following the server.
 TEST(Informer, AThrowingHandlerDoesNotStopTheCache) {
-  IoThread io;
-  TruthServer truth(3);
-  testing::ScriptedServer server(io, [&](const net::HttpRequest& r) { return truth.answer(r); });
-  RestConfig config;
-  config.server = server.url();
-  RestClientOptions clientOptions;
-  auto delayer = std::make_shared<testing::RecordingDelayer>();
-  clientOptions.delayer = delayer;
-  auto client = RestClient::create(io.io().get_executor(), config, clientOptions).value();
+  Served served(3);
+  auto [io, truth, delayer, client] = served.parts();
   truth.put("a", "v0");
   InformerOptions options;
   options.delayer = delayer;
@@ -248,15 +258,8 @@ TEST(Informer, AThrowingHandlerDoesNotStopTheCache) {
 
 // The transform shapes what is cached, from the list and from watch events alike.
 TEST(Informer, TransformAppliesToListedAndWatchedObjects) {
-  IoThread io;
-  TruthServer truth(5);
-  testing::ScriptedServer server(io, [&](const net::HttpRequest& r) { return truth.answer(r); });
-  RestConfig config;
-  config.server = server.url();
-  RestClientOptions clientOptions;
-  auto delayer = std::make_shared<testing::RecordingDelayer>();
-  clientOptions.delayer = delayer;
-  auto client = RestClient::create(io.io().get_executor(), config, clientOptions).value();
+  Served served(5);
+  auto [io, truth, delayer, client] = served.parts();
   truth.put("listed", "big");
   InformerOptions options;
   options.delayer = delayer;

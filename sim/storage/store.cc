@@ -318,6 +318,19 @@ api::Result<json::object> Store::get(const ObjectKey& key) const {
   return api::Error{api::reason::kNotFound, 404, "not found", {}};
 }
 
+namespace {
+
+// The entries of one namespace (keys "namespace/name"), or all of them for "".
+template <class Collection>
+std::pair<typename Collection::const_iterator, typename Collection::const_iterator> namespaceRange(
+    const Collection& collection, const std::string& namespace_) {
+  if (namespace_.empty()) return {collection.begin(), collection.end()};
+  return {collection.lower_bound(namespace_ + "/"),
+          collection.lower_bound(namespace_ + "0")};  // '0' follows '/'
+}
+
+}  // namespace
+
 Store::Listed Store::list(const std::string& resource, const std::string& namespace_,
                           const std::function<bool(const json::object&)>& filter) const {
   std::lock_guard lock(mutex_);
@@ -325,13 +338,7 @@ Store::Listed Store::list(const std::string& resource, const std::string& namesp
   out.resourceVersion = version_;
   auto c = collections_.find(resource);
   if (c == collections_.end()) return out;
-  auto begin = c->second.begin();
-  auto end = c->second.end();
-  if (!namespace_.empty()) {
-    const std::string prefix = namespace_ + "/";
-    begin = c->second.lower_bound(prefix);
-    end = c->second.lower_bound(namespace_ + "0");  // '0' follows '/'
-  }
+  auto [begin, end] = namespaceRange(c->second, namespace_);
   for (auto it = begin; it != end; ++it) {
     if (!filter || filter(*it->second.object)) out.items.push_back(*it->second.object);
   }
@@ -344,12 +351,7 @@ std::vector<std::shared_ptr<const json::object>> Store::listShared(
   std::vector<std::shared_ptr<const json::object>> out;
   auto c = collections_.find(resource);
   if (c == collections_.end()) return out;
-  auto begin = c->second.begin();
-  auto end = c->second.end();
-  if (!namespace_.empty()) {
-    begin = c->second.lower_bound(namespace_ + "/");
-    end = c->second.lower_bound(namespace_ + "0");  // '0' follows '/'
-  }
+  auto [begin, end] = namespaceRange(c->second, namespace_);
   out.reserve(static_cast<size_t>(std::distance(begin, end)));
   for (auto it = begin; it != end; ++it) out.push_back(it->second.object);
   return out;
@@ -363,12 +365,7 @@ Store::Page Store::listPage(const std::string& resource, const std::string& name
   out.resourceVersion = version_;
   auto c = collections_.find(resource);
   if (c == collections_.end()) return out;
-  auto begin = c->second.begin();
-  auto end = c->second.end();
-  if (!namespace_.empty()) {
-    begin = c->second.lower_bound(namespace_ + "/");
-    end = c->second.lower_bound(namespace_ + "0");  // '0' follows '/'
-  }
+  auto [begin, end] = namespaceRange(c->second, namespace_);
   if (!afterKey.empty()) {  // only ever move forward, and never past `end`
     auto after = c->second.upper_bound(afterKey);
     if (begin != c->second.end() && (after == c->second.end() || after->first > begin->first))
