@@ -237,6 +237,12 @@ settled() {
 settled 60 || echo "note: the host still took writes 60 s after the load converged"
 before=$(host_writes)
 host_write_lines >"$WORK/writes-before-restart"
+# The FederatedClusters' status without lastProbeTime, which the cluster controller refreshes once
+# a minute whether or not anything changed (a heartbeat): to tell heartbeats from restart writes.
+cluster_state() {
+  kubectl get fc -o jsonpath='{range .items[*]}{.metadata.name} {.spec.taints} {.status.conditions} {.status.resources} {.status.nodeSummary} {.status.kubernetesVersion} {.status.apiEnablements}{"\n"}{end}'
+}
+cluster_state >"$WORK/clusters-before-restart"
 kill -TERM "$OP_PID" && wait "$OP_PID" 2>/dev/null
 t0=$(now)
 start_operator
@@ -244,7 +250,15 @@ eventually 120 op_ready || echo "note: the restarted operator was not ready with
 echo "restart_ready_seconds: $(since "$t0")"
 quiet 180 || echo "note: the restarted operator did not go quiet within 180 s"
 echo "restart_quiet_seconds: $(echo "$(since "$t0") - 3" | bc) (quiet = 3 s without a reconcile, not counted)"
-echo "restart_host_writes: $(($(host_writes) - before))"
+restart_writes=$(($(host_writes) - before))
+echo "restart_host_writes: $restart_writes"
+heartbeats=$(host_write_lines | awk 'NR == FNR {was[$1] = $NF; next}
+  /resource="federatedclusters"/ && /subresource="status"/ && /verb="PUT"/ {s += $NF - was[$1]} END {print s + 0}' "$WORK/writes-before-restart" -)
+if cluster_state | cmp -s - "$WORK/clusters-before-restart"; then
+  echo "restart_host_writes_besides_cluster_heartbeats: $((restart_writes - heartbeats)) ($heartbeats FederatedCluster status writes changed only lastProbeTime, refreshed once a minute)"
+else
+  echo "restart_host_writes_besides_cluster_heartbeats: $restart_writes (a FederatedCluster's status changed in substance)"
+fi
 # Which ones, if any (resource, verb, code).
 host_write_lines | awk 'NR == FNR {was[$1] = $NF; next} $NF != was[$1] {
     match($0, /resource="[^"]*"/); r = substr($0, RSTART + 10, RLENGTH - 11)
