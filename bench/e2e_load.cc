@@ -58,6 +58,7 @@ struct Options {
   int clients = 8;
   int shards = 1;  // members labelled bench-shard=s0..s(N-1); each policy stays in its shard
   int ceilingSeconds = 5;
+  bool ceilingOnly = false;  // only the ceiling test (after a load run, in its namespace)
   int timeoutSeconds = 600;
   bool ready = true;  // wait for every placed replica to be ready (members that run pods)
   bool verify = false;
@@ -299,7 +300,7 @@ constexpr const char* kUsage =
     "usage: e2e_load --kubeconfig HOST [--member-kubeconfigs name=path,...] [--namespace NS]\n"
     "                [--workloads N] [--clients C] [--shards S] [--ceiling-seconds S]\n"
     "                [--timeout S]\n"
-    "                [--no-ready] [--verify]\n";
+    "                [--no-ready] [--verify] [--ceiling-only]\n";
 
 Options parseArgs(int argc, char** argv) {
   Options o;
@@ -326,6 +327,8 @@ Options parseArgs(int argc, char** argv) {
       o.shards = std::max(1, std::atoi(value().c_str()));
     else if (a == "--ceiling-seconds")
       o.ceilingSeconds = std::atoi(value().c_str());
+    else if (a == "--ceiling-only")
+      o.ceilingOnly = true;
     else if (a == "--timeout")
       o.timeoutSeconds = std::atoi(value().c_str());
     else if (a == "--no-ready")
@@ -577,6 +580,20 @@ int Bench::run() {
   threads.emplace_back([this] { io_.run(); });
   host_ = connect(o_.kubeconfig);
   for (const auto& [name, path] : o_.members) members_[name] = connect(path);
+  auto finish = [&](int code) {
+    std::fflush(stdout);
+    host_.reset();
+    members_.clear();
+    guard.reset();
+    io_.stop();
+    for (auto& t : threads) t.join();
+    return code;
+  };
+  if (o_.ceilingOnly) {
+    // Run apart from the load, so the CPU the load cost can be read before it.
+    ceiling();
+    return finish(0);
+  }
 
   setUp();
   // An informer on what the user reads: `kubectl get rb`.
@@ -656,20 +673,14 @@ int Bench::run() {
   int code = converged ? 0 : 1;
   if (o_.verify) code |= verify();
   {
-    // This client's own CPU before the ceiling test (it shares the machine with the fleet).
+    // This client's own CPU (it shares the machine with the fleet).
     rusage usage{};
     ::getrusage(RUSAGE_SELF, &usage);
     auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
     std::printf("client_cpu_seconds: %.2f\n", seconds(usage.ru_utime) + seconds(usage.ru_stime));
   }
   if (o_.ceilingSeconds > 0) ceiling();
-  std::fflush(stdout);
-  host_.reset();
-  members_.clear();
-  guard.reset();
-  io_.stop();
-  for (auto& t : threads) t.join();
-  return code;
+  return finish(code);
 }
 
 }  // namespace

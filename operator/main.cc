@@ -260,9 +260,10 @@ int main(int argc, char** argv) {
   // What happens on members reaches the controllers through their queues. Member status churn
   // is coalesced: a burst of updates for one workload within 200 ms is one status reconcile.
   ctl::cluster::MemberEvents memberEvents;
-  // A member's nodes and pods change in bursts (a rollout is hundreds of pod events): its
-  // resources are re-summarized, and its FederatedCluster status rewritten, at most once per
-  // kResourcesCoalesce, not once per event (Karmada refreshes cluster status every 10 s).
+  // A member's nodes and pods change in bursts (a rollout is hundreds of pod events): they bring
+  // its resources to be re-summarized once per kResourcesCoalesce, not once per event (Karmada
+  // refreshes cluster status every 10 s). The controller's own status write brings one more
+  // reconcile, so under constant churn a cluster is summarized about twice a second.
   memberEvents.nodesOrPodsChanged = [&clusterLoop](const std::string& cluster) {
     clusterLoop.queue().addAfter(cluster, kResourcesCoalesce);
   };

@@ -372,6 +372,9 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
       usage = cache;  // only this key's reconcile uses it, and never two at once (work queue)
     }
     observed.resources = summarizeWithUsage(nodes, usage->update(member->pods().store().list()));
+  } else {
+    std::lock_guard lock(mutex_);
+    podUsage_.erase(key);  // its pods would be held until the member syncs again
   }
   {
     std::lock_guard lock(mutex_);

@@ -61,8 +61,14 @@ OwnerIndex indexByOwner(const Shared& items, const std::function<bool(const json
     const auto* refs = objectAt(o, "metadata").if_contains("ownerReferences");
     if (!refs || !refs->is_array()) continue;
     const std::string ns = meta(o, "namespace");
-    for (const auto& r : refs->as_array())
-      if (r.is_object()) index[{ns, stringAt(r.as_object(), "uid")}].push_back(&o);
+    std::vector<std::string> seen;  // an owner named twice (malformed) owns it once
+    for (const auto& r : refs->as_array()) {
+      if (!r.is_object()) continue;
+      std::string uid = stringAt(r.as_object(), "uid");
+      if (std::find(seen.begin(), seen.end(), uid) != seen.end()) continue;
+      index[{ns, uid}].push_back(&o);
+      seen.push_back(std::move(uid));
+    }
   }
   return index;
 }
@@ -242,12 +248,12 @@ void MemberController::loop() {
     wake_.wait_for(lock, std::max(std::chrono::milliseconds(20), options_.readyDelay / 4),
                    [&] { return dirty_ || stopping_; });
     if (stopping_) break;
-    // Passes read every object, so a large member spaces them by four times a pass's length:
-    // under a stream of changes a member uses at most a fifth of a core, and each pass takes in
-    // more changes.
+    // Passes read every object, so a large member starts them five pass-lengths apart: under a
+    // stream of changes a member uses at most a fifth of a core, and each pass takes in more
+    // changes.
     wake_.wait_until(lock,
                      lastPass + std::max<std::chrono::steady_clock::duration>(
-                                    options_.minPassInterval, 4 * lastPassTook),
+                                    options_.minPassInterval, 5 * lastPassTook),
                      [&] { return stopping_; });
     if (stopping_) break;
     lastPass = std::chrono::steady_clock::now();

@@ -24,7 +24,7 @@ namespace flotilla::sim {
 
 struct MemberOptions {
   std::chrono::milliseconds readyDelay{1000};  // bound -> Running and Ready
-  // At least this long (and at least four times the last pass's length) between the starts of
+  // At least this long (and at least five times the last pass's length) between the starts of
   // two passes: under a stream of changes, one pass
   // takes in every change of the interval (as a controller's work queue batches) instead of one
   // pass per change, each of which reads every object.

@@ -583,7 +583,7 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     co_await answerFault(recording, req, fault);
     labels.code = recording.status();
     metrics_.record(labels);
-    metrics_.observe(labels, secondsSince(started));
+    if (!watch) metrics_.observe(labels, secondsSince(started));  // as kube: no WATCH durations
     co_return;
   }
   if (fault.fault == Fault::kDelay) {

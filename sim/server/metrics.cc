@@ -36,10 +36,10 @@ std::string render(const RequestLabels& l) {
 }
 
 // Go's strconv.FormatFloat(v, 'g', -1, 64), as Prometheus prints bucket bounds and sums: the
-// shortest digits that read back as v, in plain notation from 1e-4 up to 1e21.
+// shortest digits that read back as v, in plain notation from 1e-4 up to (not including) 1e6.
 std::string number(double v) {
   char buffer[400];
-  const bool plain = v == 0 || (std::abs(v) >= 1e-4 && std::abs(v) < 1e21);
+  const bool plain = v == 0 || (std::abs(v) >= 1e-4 && std::abs(v) < 1e6);
   for (int precision = plain ? 0 : 1; precision <= (plain ? 24 : 17); ++precision) {
     std::snprintf(buffer, sizeof buffer, plain ? "%.*f" : "%.*g", precision, v);
     if (std::strtod(buffer, nullptr) == v) break;
