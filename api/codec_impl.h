@@ -213,10 +213,17 @@ bool isKnownField(std::string_view key) {
 }
 
 template <Described T>
+void decodeMembers(const json::object& obj, T& out, Decoder& d);
+
+template <Described T>
 void decodeValue(const json::value& v, T& out, Decoder& d) {
   if (v.is_null()) return;
   if (!v.is_object()) return mismatch(v, "object", d);
-  const json::object& obj = v.get_object();
+  decodeMembers(v.get_object(), out, d);
+}
+
+template <Described T>
+void decodeMembers(const json::object& obj, T& out, Decoder& d) {
   boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public>>(
       [&](auto member) {
         const std::string_view name = jsonName(member.name);
@@ -306,6 +313,18 @@ FieldErrors decodeInto(const boost::json::value& json, T& out, const DecodeOptio
 }
 
 template <class T>
+FieldErrors decodeInto(const boost::json::object& json, T& out, const DecodeOptions& options) {
+  codec_detail::Decoder d;
+  d.options = options;
+  if constexpr (codec_detail::Described<T>) {
+    codec_detail::decodeMembers(json, out, d);
+  } else {
+    codec_detail::decodeValue(boost::json::value(json), out, d);
+  }
+  return std::move(d.errors);
+}
+
+template <class T>
 boost::json::value encode(const T& value) {
   return codec_detail::encodeValue(value);
 }
@@ -313,7 +332,9 @@ boost::json::value encode(const T& value) {
 }  // namespace flotilla::api
 
 // Explicit instantiation of the public entry points for one type.
-#define FLOTILLA_CODEC_INSTANTIATE(T)                                        \
-  template ::flotilla::api::FieldErrors flotilla::api::decodeInto<T>(        \
-      const boost::json::value&, T&, const ::flotilla::api::DecodeOptions&); \
+#define FLOTILLA_CODEC_INSTANTIATE(T)                                         \
+  template ::flotilla::api::FieldErrors flotilla::api::decodeInto<T>(         \
+      const boost::json::value&, T&, const ::flotilla::api::DecodeOptions&);  \
+  template ::flotilla::api::FieldErrors flotilla::api::decodeInto<T>(         \
+      const boost::json::object&, T&, const ::flotilla::api::DecodeOptions&); \
   template boost::json::value flotilla::api::encode<T>(const T&)

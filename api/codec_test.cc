@@ -259,6 +259,27 @@ TEST(CodecTest, ErrorsNameTheJsonPath) {
             "metadata.labels[a]: expected string, got integer (and 4 more)");
 }
 
+// Decoding straight from an object (what reconcilers do with cached objects, without a copy into
+// a value) gives what decoding the value gives: the fields, unknown fields kept, and the errors
+// with their paths.
+TEST(CodecTest, DecodingAnObjectEqualsDecodingItsValue) {
+  const json::value deployment = parse(kDeployment);
+  auto fromObject = decode<Deployment>(deployment.as_object());
+  ASSERT_TRUE(fromObject.has_value()) << fromObject.error().str();
+  EXPECT_EQ(encode(*fromObject), deployment);
+
+  const json::value bad = parse(R"({"kind": "PropagationPolicy", "metadata": {"name": 1},
+      "spec": {"placement": {"spreadConstraints": [{"minGroup": 2}]}}})");
+  auto viaValue = decode<PropagationPolicy>(bad, {.rejectUnknownFields = true});
+  auto viaObject = decode<PropagationPolicy>(bad.as_object(), {.rejectUnknownFields = true});
+  ASSERT_FALSE(viaValue.has_value());
+  ASSERT_FALSE(viaObject.has_value());
+  EXPECT_EQ(viaObject.error().message, viaValue.error().message);
+  ASSERT_EQ(viaObject.error().causes.size(), 2u);
+  EXPECT_EQ(viaObject.error().causes[1].str(),
+            "spec.placement.spreadConstraints[0].minGroup: unknown field \"minGroup\"");
+}
+
 TEST(CodecTest, QuantityErrorsNameTheField) {
   auto fc = decode<FederatedCluster>(
       parse(R"({"status": {"resources": {"allocatable": {"cpu": "4", "memory": "lots"}}}})"));

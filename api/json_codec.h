@@ -7,6 +7,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <concepts>
 
 #include "api/result.h"
 
@@ -20,12 +21,17 @@ struct DecodeOptions {
 
 template <class T>
 FieldErrors decodeInto(const boost::json::value& json, T& out, const DecodeOptions& options = {});
+// The same from an object, without copying it into a value first (cached objects are decoded on
+// every reconcile: the copy was most of the cost).
+template <class T>
+FieldErrors decodeInto(const boost::json::object& json, T& out, const DecodeOptions& options = {});
 
 template <class T>
 boost::json::value encode(const T& value);
 
-template <class T>
-Result<T> decode(const boost::json::value& json, const DecodeOptions& options = {}) {
+template <class T, class Json>
+requires std::same_as<Json, boost::json::value> || std::same_as<Json, boost::json::object> Result<T>
+decode(const Json& json, const DecodeOptions& options = {}) {
   T out;
   FieldErrors errors = decodeInto(json, out, options);
   if (!errors.empty()) {

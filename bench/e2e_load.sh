@@ -160,6 +160,13 @@ t0=$(now)
 eventually 120 fleet_ready || { echo "the members did not turn Ready: $(kubectl get fc)"; exit 1; }
 echo "operator: every member Ready in $(since "$t0") s"
 rss_idle=$(rss_kb VmRSS)
+# The fleet's fixed cost before any workload (probes, heartbeats, watches, member controllers):
+# on a shared machine it is CPU the load cannot have.
+cpu_now() { echo "$(cpu_seconds "$OP_PID") $(cpu_seconds $(sim_pids host)) $(cpu_seconds $(sim_pids members))"; }
+read -r i_op i_host i_members <<<"$(cpu_now)"
+sleep 3  # a sampling window, not a wait for a condition
+read -r j_op j_host j_members <<<"$(cpu_now)"
+echo "idle_cpu_cores: operator $(echo "($j_op - $i_op) / 3" | bc -l | xargs printf '%.3f'), host $(echo "($j_host - $i_host) / 3" | bc -l | xargs printf '%.3f'), members $(echo "($j_members - $i_members) / 3" | bc -l | xargs printf '%.3f')"
 cpu_before=("$(cpu_seconds "$OP_PID")" "$(cpu_seconds $(sim_pids host))" "$(cpu_seconds $(sim_pids members))")
 
 # --- The load ---

@@ -55,8 +55,8 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
     }
     existing = std::move(*decoded);
   }
-  const auto set =
-      policiesFor(fd->metadata.namespace_, informers_.policies, informers_.clusterPolicies);
+  const auto set = policiesFor(fd->metadata.namespace_, informers_.policies,
+                               informers_.clusterPolicies, decodedPolicies_);
   const auto resolution = policy::resolvePolicy(workloadOf(*fd), set.policies, set.clusterPolicies);
   const auto decision = decideBinding(*fd, resolution, existing ? &*existing : nullptr,
                                       api::formatRfc3339(wallClock_()));

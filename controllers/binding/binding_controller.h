@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "api/time.h"
+#include "controllers/common/policies.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
 
@@ -33,6 +34,7 @@ class BindingController final : public kube::Reconciler {
   kube::RestClient& host_;
   boost::asio::any_io_executor executor_;
   Informers informers_;
+  PolicyDecodeCache decodedPolicies_;
   kube::EventRecorder& events_;
   std::function<api::Clock::time_point()> wallClock_;
 };

@@ -5,14 +5,13 @@
 namespace flotilla::controllers {
 
 PolicySet policiesFor(const std::string& ns, const kube::SharedInformer& policies,
-                      const kube::SharedInformer& clusterPolicies) {
+                      const kube::SharedInformer& clusterPolicies, PolicyDecodeCache& decoded) {
   PolicySet set;
   for (const auto& o : policies.store().byIndex(kube::kNamespaceIndex, ns)) {
-    if (auto p = fromObject<api::PropagationPolicy>(o)) set.policies.push_back(std::move(*p));
+    if (auto p = decoded.policies.get(o)) set.policies.push_back(**p);
   }
   for (const auto& o : clusterPolicies.store().list()) {
-    if (auto p = fromObject<api::ClusterPropagationPolicy>(o))
-      set.clusterPolicies.push_back(std::move(*p));
+    if (auto p = decoded.clusterPolicies.get(o)) set.clusterPolicies.push_back(**p);
   }
   return set;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/flotilla_types.h"
+#include "controllers/common/decoded_cache.h"
 #include "controllers/policy/resolve.h"
 #include "kube/cache/informer.h"
 #include "kube/controller/controller.h"
@@ -16,8 +17,14 @@ struct PolicySet {
   std::vector<api::PropagationPolicy> policies;  // of one namespace
   std::vector<api::ClusterPropagationPolicy> clusterPolicies;
 };
+// Decoded policies, reused while a policy does not change (each controller that resolves
+// policies keeps one: resolving reads every policy of a namespace on every reconcile).
+struct PolicyDecodeCache {
+  DecodedCache<api::PropagationPolicy> policies;
+  DecodedCache<api::ClusterPropagationPolicy> clusterPolicies;
+};
 PolicySet policiesFor(const std::string& ns, const kube::SharedInformer& policies,
-                      const kube::SharedInformer& clusterPolicies);
+                      const kube::SharedInformer& clusterPolicies, PolicyDecodeCache& decoded);
 // Whether the policy `key` exists (and is not being deleted).
 bool policyExists(const policy::PolicyKey& key, const kube::SharedInformer& policies,
                   const kube::SharedInformer& clusterPolicies);

@@ -35,7 +35,7 @@ extern const kube::ResourceId kNamespaces;
 // here means a schema drift; callers log it and skip the object.
 template <class T>
 api::Result<T> fromObject(const boost::json::object& object) {
-  return api::decode<T>(boost::json::value(object));
+  return api::decode<T>(object);
 }
 template <class T>
 api::Result<T> fromObject(const kube::ObjectPtr& object) {

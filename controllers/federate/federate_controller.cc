@@ -51,8 +51,8 @@ api::Result<kube::ReconcileResult> FederateController::reconcile(const std::stri
     }
     existing = std::move(*decoded);
   }
-  const auto set =
-      policiesFor(deployment->metadata.namespace_, informers_.policies, informers_.clusterPolicies);
+  const auto set = policiesFor(deployment->metadata.namespace_, informers_.policies,
+                               informers_.clusterPolicies, decodedPolicies_);
   const auto resolution =
       policy::resolvePolicy(workloadOf(*deployment), set.policies, set.clusterPolicies);
   bool claimedExists = false;

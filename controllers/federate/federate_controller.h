@@ -5,6 +5,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include "controllers/common/policies.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
 
@@ -31,6 +32,7 @@ class FederateController final : public kube::Reconciler {
   kube::RestClient& host_;
   boost::asio::any_io_executor executor_;
   Informers informers_;
+  PolicyDecodeCache decodedPolicies_;
   kube::EventRecorder& events_;
 };
 

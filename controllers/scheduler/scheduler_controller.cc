@@ -250,7 +250,9 @@ std::shared_ptr<const SchedulerController::Fleet> SchedulerController::fleet() {
   if (fleet_ && builtFleetVersion_ == version) return fleet_;
   auto built = std::make_shared<Fleet>();
   for (const auto& o : informers_.clusters.store().list()) {
-    if (auto c = fromObject<api::FederatedCluster>(o)) built->clusters.push_back(std::move(*c));
+    // Rebuilt whenever any cluster changes (its status, every few seconds per cluster at 100
+    // members): only the changed ones are decoded again.
+    if (auto c = decodedClusters_.get(o)) built->clusters.push_back(**c);
   }
   built->snapshot = std::make_unique<fs::ClusterSnapshot>(built->clusters);
   fleet_ = std::move(built);

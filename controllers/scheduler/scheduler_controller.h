@@ -18,6 +18,7 @@
 
 #include "api/clock.h"
 #include "api/time.h"
+#include "controllers/common/decoded_cache.h"
 #include "kube/cache/informer.h"
 #include "kube/client/rest_client.h"
 #include "kube/events/event_recorder.h"
@@ -89,6 +90,7 @@ class SchedulerController {
   std::atomic<uint64_t> extenderVersion_{0};
   mutable std::mutex cacheMutex_;
   std::shared_ptr<const Fleet> fleet_;
+  DecodedCache<api::FederatedCluster> decodedClusters_;
   uint64_t builtFleetVersion_ = ~uint64_t{0};
   std::shared_ptr<flotilla::scheduler::ExtenderClient> extenderClient_;
   std::string extenderError_;

@@ -1,0 +1,59 @@
+// Decoded forms of cached objects, decoded once per version of each object.
+//
+// An informer cache holds JSON; reconcilers decode what they read. Some reads touch every object of
+// a kind on every reconcile — the fleet's FederatedClusters for the scheduler, a namespace's
+// policies for the federate and binding controllers — and decoding those again each time was a
+// large part of the operator's CPU at 100 members. An informer replaces an object's pointer when
+// the object changes and keeps it otherwise, so the pointer is the version: a decoded form is
+// reused for as long as the cache holds the same pointer.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "api/result.h"
+#include "controllers/common/typed.h"
+#include "kube/cache/indexer.h"
+
+namespace flotilla::controllers {
+
+template <class T>
+class DecodedCache {
+ public:
+  // The decoded object (shared: callers may keep it past the next change), or the decoding error.
+  api::Result<std::shared_ptr<const T>> get(const kube::ObjectPtr& object) {
+    std::lock_guard lock(mutex_);
+    if (++lookups_ % kSweepEvery == 0) sweepLocked();
+    if (auto it = entries_.find(object.get()); it != entries_.end()) return it->second.decoded;
+    auto decoded = fromObject<T>(*object);
+    if (!decoded) return decoded.error();
+    auto shared = std::make_shared<const T>(std::move(*decoded));
+    entries_.emplace(object.get(), Entry{object, shared});
+    return shared;
+  }
+
+  std::size_t size() const {
+    std::lock_guard lock(mutex_);
+    return entries_.size();
+  }
+
+ private:
+  static constexpr std::size_t kSweepEvery = 1024;
+  struct Entry {
+    kube::ObjectPtr object;  // keeps the pointer from being reused by another object
+    std::shared_ptr<const T> decoded;
+  };
+
+  // Drops the entries of objects no cache holds any more (updated or deleted): held only here.
+  void sweepLocked() {
+    std::erase_if(entries_, [](const auto& e) { return e.second.object.use_count() == 1; });
+  }
+
+  mutable std::mutex mutex_;
+  std::size_t lookups_ = 0;
+  std::unordered_map<const boost::json::object*, Entry> entries_;
+};
+
+}  // namespace flotilla::controllers
