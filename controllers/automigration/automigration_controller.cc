@@ -49,8 +49,8 @@ std::string controllerUid(const json::object& o) {
 
 int64_t revisionOf(const json::object& rs) {
   const auto* meta = objectAt(rs, "metadata");
-  const std::string text = stringAt(meta ? objectAt(*meta, "annotations") : nullptr,
-                                    kRevisionAnnotation);
+  const std::string text =
+      stringAt(meta ? objectAt(*meta, "annotations") : nullptr, kRevisionAnnotation);
   try {
     return text.empty() ? 0 : std::stoll(text);
   } catch (const std::exception&) {
@@ -63,8 +63,7 @@ std::optional<Settings> settingsOf(const std::optional<api::AutoMigration>& spec
   Settings s;
   if (auto d = api::parseDuration(spec->podUnschedulableFor); d && *d > nanoseconds(0))
     s.podUnschedulableFor = *d;
-  if (auto d = api::parseDuration(spec->capacityTTL); d && *d > nanoseconds(0))
-    s.capacityTTL = *d;
+  if (auto d = api::parseDuration(spec->capacityTTL); d && *d > nanoseconds(0)) s.capacityTTL = *d;
   return s;
 }
 
@@ -160,7 +159,8 @@ api::Result<kube::ReconcileResult> AutoMigrationController::reconcile(const std:
       auto fc = informers_.clusters.store().get(name);
       if (!fc) continue;  // left the fleet: its estimate goes
       ClusterView view{name, count, false, {}, std::nullopt};
-      auto cluster = fromObject<api::FederatedCluster>(fc);
+      auto decoded = decodedClusters_.get(fc);  // once per version of the cluster
+      const api::FederatedCluster* cluster = decoded ? decoded->get() : nullptr;
       if (cluster && !cluster->status.resources.allocatable.empty())
         view.availableReplicas = scheduler::availableReplicas(
             cluster->status.resources, rb->spec.replicaRequirements.resourceRequest);
@@ -175,8 +175,8 @@ api::Result<kube::ReconcileResult> AutoMigrationController::reconcile(const std:
           deploymentUid = stringAt(objectAt(*d, "metadata"), "uid");
         std::string newest;
         int64_t newestRevision = -1;
-        for (const auto& rs : member->replicaSets().store().byIndex(cluster::kBindingHashIndex,
-                                                                    hash)) {
+        for (const auto& rs :
+             member->replicaSets().store().byIndex(cluster::kBindingHashIndex, hash)) {
           if (deploymentUid.empty() || controllerUid(*rs) != deploymentUid) continue;
           const int64_t revision = revisionOf(*rs);
           if (revision > newestRevision) {

@@ -8,8 +8,10 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <functional>
 
+#include "api/flotilla_types.h"
 #include "api/time.h"
 #include "controllers/cluster/member_registry.h"
+#include "controllers/common/decoded_cache.h"
 #include "kube/controller/controller.h"
 
 namespace flotilla::controllers::automigration {
@@ -39,6 +41,7 @@ class AutoMigrationController final : public kube::Reconciler {
   kube::RestClient& host_;
   boost::asio::any_io_executor executor_;
   Informers informers_;
+  DecodedCache<api::FederatedCluster> decodedClusters_;
   cluster::MemberRegistry& members_;
   std::function<api::Clock::time_point()> wallClock_;
 };

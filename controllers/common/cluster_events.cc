@@ -5,19 +5,23 @@
 namespace flotilla::controllers {
 namespace json = boost::json;
 
-std::string readyStatus(const json::object& fc) {
+const json::object* readyCondition(const json::object& fc) {
   const auto* status = fc.if_contains("status");
   const auto* conditions =
       status && status->is_object() ? status->as_object().if_contains("conditions") : nullptr;
-  if (!conditions || !conditions->is_array()) return "";
+  if (!conditions || !conditions->is_array()) return nullptr;
   for (const auto& c : conditions->as_array()) {
     if (!c.is_object()) continue;
     const auto* type = c.as_object().if_contains("type");
-    const auto* value = c.as_object().if_contains("status");
-    if (type && type->is_string() && type->as_string() == "Ready" && value && value->is_string())
-      return std::string(value->as_string());
+    if (type && type->is_string() && type->as_string() == "Ready") return &c.as_object();
   }
-  return "";
+  return nullptr;
+}
+
+std::string readyStatus(const json::object& fc) {
+  const auto* ready = readyCondition(fc);
+  const auto* value = ready ? ready->if_contains("status") : nullptr;
+  return value && value->is_string() ? std::string(value->as_string()) : "";
 }
 
 void watchClusterReadiness(kube::Controller& controller, kube::SharedInformer& clusters,

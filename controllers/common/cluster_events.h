@@ -9,6 +9,9 @@
 
 namespace flotilla::controllers {
 
+// A FederatedCluster's Ready condition, read in place (no decoding: callers ask for every cluster
+// of the fleet), or null when absent or malformed.
+const boost::json::object* readyCondition(const boost::json::object& federatedCluster);
 // The status of a FederatedCluster's Ready condition ("True", "False", "Unknown"), "" when absent
 // or malformed.
 std::string readyStatus(const boost::json::object& federatedCluster);

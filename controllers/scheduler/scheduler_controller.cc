@@ -145,11 +145,12 @@ void SchedulerController::watch() {
   };
   clusters.onUpdate = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
     ++fleetVersion_;
-    auto a = fromObject<api::FederatedCluster>(before);
-    auto b = fromObject<api::FederatedCluster>(after);
+    // Decoded once per version (the next fleet() reuses them).
+    auto a = decodedClusters_.get(before);
+    auto b = decodedClusters_.get(after);
     if (!a || !b) return;
-    if (clusterChangeMatters(*a, *b)) queue_.moveAllToActiveOrBackoff();
-    if (placedBindingsAffected(*a, *b)) enqueueBindingsOn(b->metadata.name);
+    if (clusterChangeMatters(**a, **b)) queue_.moveAllToActiveOrBackoff();
+    if (placedBindingsAffected(**a, **b)) enqueueBindingsOn((*b)->metadata.name);
   };
   clusters.onDelete = [this](const kube::ObjectPtr& o, bool) {
     ++fleetVersion_;

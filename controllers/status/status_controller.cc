@@ -53,10 +53,7 @@ void StatusController::watch(kube::Controller& controller,
 bool StatusController::clusterReady(const std::string& cluster) const {
   auto fc = informers_.clusters.store().get(cluster);
   if (!fc) return false;
-  auto decoded = fromObject<api::FederatedCluster>(fc);
-  if (!decoded) return false;
-  const auto* ready = api::findCondition(decoded->status.conditions, "Ready");
-  return ready && ready->status == "True";
+  return readyStatus(*fc) == "True";  // in place: asked for every target on every reconcile
 }
 
 api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string& key) {

@@ -154,39 +154,22 @@ bool SyncController::downLongerThanGrace(const api::FederatedCluster& fc) const 
 std::string SyncController::readyProblem(const std::string& cluster) const {
   const auto fc = informers_.clusters.store().get(cluster);
   if (!fc) return "cluster " + cluster + " is not registered";
-  // Read in place rather than decoded: this is asked for every cluster of the fleet on every
-  // reconcile (the clusters a binding leaves), and a decoded FederatedCluster with its resource
-  // summary cost most of the operator's CPU at 100 members.
-  const json::object* metadata = nullptr;
-  if (auto it = fc->find("metadata"); it != fc->end()) metadata = it->value().if_object();
+  // Read in place rather than decoded: this is asked for every cluster a binding is or was on,
+  // on every reconcile; decoding FederatedClusters with their resource summaries was most of the
+  // operator's CPU at 100 members.
   // Leaving the fleet: its finalizer is removing what Flotilla put there; nothing new goes in.
-  if (metadata) {
-    if (auto it = metadata->find("deletionTimestamp");
-        it != metadata->end() && !it->value().is_null())
-      return "cluster " + cluster + " is being removed";
+  if (const auto* meta = fc->if_contains("metadata"); meta && meta->is_object()) {
+    const auto* deleting = meta->as_object().if_contains("deletionTimestamp");
+    if (deleting && !deleting->is_null()) return "cluster " + cluster + " is being removed";
   }
-  const json::array* conditions = nullptr;
-  if (auto it = fc->find("status"); it != fc->end()) {
-    if (const auto* status = it->value().if_object()) {
-      if (auto c = status->find("conditions"); c != status->end())
-        conditions = c->value().if_array();
-    }
-  }
-  auto text = [](const json::object& o, std::string_view key) -> std::string {
-    auto it = o.find(key);
-    const auto* s = it != o.end() ? it->value().if_string() : nullptr;
-    return s ? std::string(*s) : std::string();
+  const auto* ready = readyCondition(*fc);
+  if (!ready) return "cluster " + cluster + " has not been probed yet";
+  auto text = [&](std::string_view field) {
+    const auto* v = ready->if_contains(field);
+    return v && v->is_string() ? std::string(v->as_string()) : std::string();
   };
-  if (conditions) {
-    for (const auto& c : *conditions) {
-      const auto* condition = c.if_object();
-      if (!condition || text(*condition, "type") != "Ready") continue;
-      if (text(*condition, "status") != "True")
-        return "cluster " + cluster + " is not ready: " + text(*condition, "message");
-      return "";
-    }
-  }
-  return "cluster " + cluster + " has not been probed yet";
+  if (text("status") != "True") return "cluster " + cluster + " is not ready: " + text("message");
+  return "";
 }
 
 ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
