@@ -141,7 +141,8 @@ TEST(ScheduleTypeTest, FailedRescheduleKeepsThePreviousPlacement) {
   ScheduleResult failed;
   failed.outcome = ScheduleResult::Outcome::kNoClusterFit;
   failed.message = "0/3 clusters are available: 3 cluster(s) were not ready.";
-  failed.verdicts = {{"member1", "ClusterReady", "cluster(s) were not ready"}};
+  failed.verdicts = {{"member1", "ClusterReady", "cluster(s) were not ready"},
+                     {"member2", "ClusterAffinity", "cluster(s) did not match the placement"}};
   ScheduleDecision d;
   d.type = ScheduleType::kReconcile;
   api::ResourceBinding after = applyScheduleResult(rb, failed, d, kNow + seconds(5));
@@ -152,6 +153,7 @@ TEST(ScheduleTypeTest, FailedRescheduleKeepsThePreviousPlacement) {
   EXPECT_EQ(c->reason, "NoClusterFit");
   EXPECT_EQ(c->message, failed.message);
   EXPECT_EQ(after.status.placementSummary, "member1=2 member2=2 member3=2");
+  // The clusters the placement's affinity leaves out are not listed (the message counts them).
   ASSERT_EQ(after.status.diagnosis.size(), 1u);
   EXPECT_EQ(after.status.diagnosis[0].plugin, "ClusterReady");
 }
@@ -243,7 +245,8 @@ TEST(ScheduleTypeTest, FailoverThenFailbackRebalanceOrNever) {
     EXPECT_EQ(d.reason, "failback: Ready again: member3");
     rb = scheduled(rb, d);
     EXPECT_EQ(rb.status.placementSummary, "member1=2 member2=3 member3=3");  // 8 over 3
-    EXPECT_TRUE(decodeRecord(rb.metadata.annotations[kScheduleRecordAnnotation])->failedOver.empty());
+    EXPECT_TRUE(
+        decodeRecord(rb.metadata.annotations[kScheduleRecordAnnotation])->failedOver.empty());
     EXPECT_EQ(decide(rb, members(), rebalance).type, ScheduleType::kNone);
   }
 }
