@@ -40,10 +40,22 @@ StatusController::StatusController(kube::RestClient& host, boost::asio::any_io_e
 void StatusController::watch(kube::Controller& controller,
                              kube::SharedInformer& federatedDeployments,
                              kube::SharedInformer& bindings, kube::SharedInformer& deployments,
-                             kube::SharedInformer& clusters) {
+                             kube::SharedInformer& clusters, std::chrono::nanoseconds coalesce) {
   controller.watch(federatedDeployments, kube::mapToSelf(), kube::generationChanged());
   // Every binding change matters: spec.clusters (scheduler) and the sync controller's status.
-  controller.watch(bindings);
+  // Coalesced (the queue keeps the earliest time for a key); a deleted binding at once.
+  kube::EventHandler bindingChanged;
+  bindingChanged.onAdd = [&controller, coalesce](const kube::ObjectPtr& o) {
+    controller.queue().addAfter(kube::objectKey(*o), coalesce);
+  };
+  bindingChanged.onUpdate = [&controller, coalesce](const kube::ObjectPtr&,
+                                                    const kube::ObjectPtr& o) {
+    controller.queue().addAfter(kube::objectKey(*o), coalesce);
+  };
+  bindingChanged.onDelete = [&controller](const kube::ObjectPtr& o, bool) {
+    controller.queue().add(kube::objectKey(*o));
+  };
+  bindings.addHandler(std::move(bindingChanged));
   // A scale or template change of the host Deployment (not our own status writes).
   controller.watch(deployments, kube::mapToSelf(), kube::generationChanged());
   // A cluster whose readiness changed: what its workloads report changes with it.

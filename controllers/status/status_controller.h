@@ -6,6 +6,7 @@
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
+#include <chrono>
 #include <functional>
 
 #include "api/time.h"
@@ -27,9 +28,12 @@ class StatusController final : public kube::Reconciler {
                    Informers informers, cluster::MemberRegistry& members,
                    std::function<api::Clock::time_point()> wallClock = api::Clock::now);
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
+  // Binding changes (placement, sync's progress) are aggregated `coalesce` after the first one:
+  // a new binding is scheduled and applied within a few hundred milliseconds, and one aggregation
+  // after both is one write of each status instead of one per step.
   void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
              kube::SharedInformer& bindings, kube::SharedInformer& deployments,
-             kube::SharedInformer& clusters);
+             kube::SharedInformer& clusters, std::chrono::nanoseconds coalesce);
 
  private:
   bool clusterReady(const std::string& cluster) const;
