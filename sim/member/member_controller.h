@@ -8,6 +8,7 @@
 // kubectl or deleting pods re-runs binding at once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -24,11 +25,13 @@ namespace flotilla::sim {
 
 struct MemberOptions {
   std::chrono::milliseconds readyDelay{1000};  // bound -> Running and Ready
-  // At least this long (and at least five times the last pass's length) between the starts of
-  // two passes: under a stream of changes, one pass
-  // takes in every change of the interval (as a controller's work queue batches) instead of one
-  // pass per change, each of which reads every object.
-  std::chrono::milliseconds minPassInterval{50};
+  // At least this long (and at least ten times the last pass's length) between the starts of
+  // two passes: under a stream of changes, one pass takes in every change of the interval (as a
+  // controller's work queue batches) instead of one pass per change, each of which reads every
+  // object. 200 ms: a hundred busy members on two cores still leave the machine to what is being
+  // measured (at 50 ms they took three quarters of it), and a pod takes readyDelay to start
+  // anyway.
+  std::chrono::milliseconds minPassInterval{200};
 };
 
 // Node capacity left for one pod: the binder's pure decision.
@@ -84,6 +87,8 @@ class MemberController {
   std::condition_variable wake_;
   bool dirty_ = true;
   bool stopping_ = false;
+  // The last pass saw pods not yet due to turn Ready (atomic: tests may call reconcile()).
+  std::atomic<bool> podsWaiting_{false};
   uint64_t subscription_ = 0;
   std::thread thread_;
   // By uid: the resourceVersions (the object's and its children's) seen by the last pass that
