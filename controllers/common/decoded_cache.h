@@ -26,11 +26,16 @@ class DecodedCache {
   api::Result<std::shared_ptr<const T>> get(const kube::ObjectPtr& object) {
     std::lock_guard lock(mutex_);
     if (++lookups_ % kSweepEvery == 0) sweepLocked();
-    if (auto it = entries_.find(object.get()); it != entries_.end()) return it->second.decoded;
+    auto it = entries_.find(object.get());
+    // The same address is the same object only with the same control block: a freed object's
+    // address may have been reused by a new one.
+    if (it != entries_.end() && !it->second.object.owner_before(object) &&
+        !object.owner_before(it->second.object))
+      return it->second.decoded;
     auto decoded = fromObject<T>(*object);
     if (!decoded) return decoded.error();
     auto shared = std::make_shared<const T>(std::move(*decoded));
-    entries_.emplace(object.get(), Entry{object, shared});
+    entries_.insert_or_assign(object.get(), Entry{object, shared});
     return shared;
   }
 
@@ -42,13 +47,15 @@ class DecodedCache {
  private:
   static constexpr std::size_t kSweepEvery = 1024;
   struct Entry {
-    kube::ObjectPtr object;  // keeps the pointer from being reused by another object
+    // Weak: the cache must not keep an object alive (several caches may look at the same
+    // informer's objects, so "held only by this cache" cannot be told from a count).
+    std::weak_ptr<const boost::json::object> object;
     std::shared_ptr<const T> decoded;
   };
 
-  // Drops the entries of objects no cache holds any more (updated or deleted): held only here.
+  // Drops the entries of objects the informer let go (updated or deleted).
   void sweepLocked() {
-    std::erase_if(entries_, [](const auto& e) { return e.second.object.use_count() == 1; });
+    std::erase_if(entries_, [](const auto& e) { return e.second.object.expired(); });
   }
 
   mutable std::mutex mutex_;

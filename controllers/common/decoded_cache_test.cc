@@ -63,5 +63,19 @@ TEST(DecodedCache, ForgetsObjectsNoCacheHoldsAnyMore) {
   EXPECT_EQ((*still)->metadata.name, "kept");
 }
 
+// Two controllers' caches over the same informer objects (scheduler and automigration both
+// decode FederatedClusters): neither keeps the other's old versions alive.
+TEST(DecodedCache, CachesSharingObjectsBothForgetThem) {
+  DecodedCache<api::PropagationPolicy> a;
+  DecodedCache<api::PropagationPolicy> b;
+  for (int i = 0; i < 2000; ++i) {
+    auto version = policy("p", i);  // the informer's current version, replaced each time
+    ASSERT_TRUE(a.get(version));
+    ASSERT_TRUE(b.get(version));
+  }
+  EXPECT_LT(a.size(), 1100u);
+  EXPECT_LT(b.size(), 1100u);
+}
+
 }  // namespace
 }  // namespace flotilla::controllers

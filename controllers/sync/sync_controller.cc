@@ -424,7 +424,9 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     for (const auto& cluster : members_.names()) {
       if (targets.count(cluster)) continue;
       auto member = members_.get(cluster);
-      if (member && member->deployments().store().byIndex(cluster::kBindingIndex, key).empty()) {
+      // (Only a synced cache says nothing is there: a fresh connection's is still empty.)
+      if (member && member->synced() &&
+          member->deployments().store().byIndex(cluster::kBindingIndex, key).empty()) {
         deletedYet(cluster, key, "");  // gone from the cache: forget the deletion
         continue;
       }
