@@ -182,7 +182,9 @@ expect_contains "CleanupSkipped names a dead cluster" "$skipped" "garbage"
 expect_eq "CleanupSkipped leaves the healthy members out" "$(grep -cE "member[0-9]" <<<"$skipped")" "0"
 
 # --- The hostile clusters leave the fleet (their cleanup gives up after the grace too) ---
+t0=$(now)
 kubectl delete fc "${HOSTILE[@]}" --timeout=$((GRACE + 30))s >/dev/null ||
   e2e_fail "the hostile clusters should be deleted: $(kubectl get fc)"
+echo "the hostile clusters deleted in $(echo "$(now) - $t0" | bc) s"
 for name in "${HOSTILE[@]}"; do kubectl -n flotilla-system delete secret "$name-credentials" >/dev/null; done
 e2e_summary

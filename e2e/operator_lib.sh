@@ -9,6 +9,11 @@ export KUBECACHEDIR=$WORK/kube-cache
 PERIOD=1  # --cluster-probe-period in seconds; thresholds below are in probe periods
 cleanup() {
   for pid in $(cat "$WORK"/operator-*.pid 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+  if ((${E2E_FAILURES:-0} > 0)); then  # what the operator said, for a failure seen only in CI
+    for log in "$WORK"/operator-*.log; do
+      [[ -f $log ]] && { echo "--- the last lines of $log:"; tail -n 60 "$log"; }
+    done
+  fi
   if [[ -z $REAL ]]; then "$SIM" down --dir "$WORK/fleet" >/dev/null 2>&1; fi
   if [[ -n $REAL ]]; then  # the suite's namespace; the registered members stay for the next suite
     kubectl delete ns "$NS" --wait=false >/dev/null 2>&1

@@ -330,5 +330,32 @@ TEST(Indexer, AThrowingIndexFunctionLeavesTheStoreConsistent) {
   EXPECT_TRUE(indexer.byIndex("app", "web").empty());
 }
 
+// stop() ends a backoff wait at once: removing a member cluster joins its informers, and a
+// member that failed for a while waits up to maxBackoff between lists (30 s by default).
+TEST(Informer, StopEndsABackoffWithoutWaitingItOut) {
+  IoThread io;
+  std::atomic<int> lists{0};
+  testing::ScriptedServer server(io, [&](const net::HttpRequest&) {
+    ++lists;
+    return testing::json(500, testing::status(500, "InternalError", "down"));
+  });
+  RestConfig config;
+  config.server = server.url();
+  RestClientOptions clientOptions;
+  clientOptions.maxRetries = 0;
+  auto client = RestClient::create(io.io().get_executor(), config, clientOptions).value();
+  InformerOptions options;  // the real (timer) delayer
+  options.initialBackoff = std::chrono::seconds(60);
+  options.maxBackoff = std::chrono::seconds(60);
+  SharedInformer informer(*client, kConfigMaps, options);
+  informer.start(io.io().get_executor());
+  ASSERT_TRUE(eventually([&] { return !informer.lastError().empty(); }));
+  const auto start = std::chrono::steady_clock::now();
+  informer.stop();
+  informer.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(lists.load(), 1);
+}
+
 }  // namespace
 }  // namespace flotilla::kube
