@@ -234,7 +234,7 @@ rate=$(awk '/^flotilla_host_writes_per_s:/ {print $2}' "$WORK/client.out")
 # --- A restart over the converged bindings: how fast back, and zero writes ---
 # Converged means the host takes no more writes (the cluster controller's probes never stop, so
 # the reconcile count alone cannot say it). FederatedCluster status is left out: its once-a-minute
-# lastProbeTime heartbeat would never leave 3 quiet seconds in a large fleet.
+# lastProbeTime heartbeat would never leave 10 quiet seconds in a large fleet.
 # Quiet means 10 s without a write: a flotilla-sim member spaces its passes up to 10 pass-lengths
 # apart (seconds with a thousand Deployments on it), so a last pod turning Ready, whose status the
 # operator then writes, can come after 3 quiet seconds. That is the likely cause of the one run
@@ -254,13 +254,6 @@ settled() {
   return 1
 }
 settled 60 || echo "note: the host still took writes 60 s after the load converged"
-host_write_lines >"$WORK/writes-before-restart"
-# The FederatedClusters' status without lastProbeTime, which the cluster controller refreshes once
-# a minute whether or not anything changed (a heartbeat): to tell heartbeats from restart writes.
-cluster_state() {
-  kubectl get fc -o jsonpath='{range .items[*]}{.metadata.name} {.spec.taints} {.status.conditions} {.status.resources} {.status.nodeSummary} {.status.kubernetesVersion} {.status.apiEnablements}{"\n"}{end}'
-}
-cluster_state >"$WORK/clusters-before-restart"
 # With --keep, what the restart may change, to find out what a restart write was about.
 snapshot() {
   [[ -n $KEEP ]] || return 0
@@ -269,6 +262,13 @@ snapshot() {
   done
 }
 snapshot before-restart
+host_write_lines >"$WORK/writes-before-restart"
+# The FederatedClusters' status without lastProbeTime, which the cluster controller refreshes once
+# a minute whether or not anything changed (a heartbeat): to tell heartbeats from restart writes.
+cluster_state() {
+  kubectl get fc -o jsonpath='{range .items[*]}{.metadata.name} {.spec.taints} {.status.conditions} {.status.resources} {.status.nodeSummary} {.status.kubernetesVersion} {.status.apiEnablements}{"\n"}{end}'
+}
+cluster_state >"$WORK/clusters-before-restart"
 kill -TERM "$OP_PID" && wait "$OP_PID" 2>/dev/null
 t0=$(now)
 start_operator
@@ -276,8 +276,8 @@ eventually 120 op_ready || echo "note: the restarted operator was not ready with
 echo "restart_ready_seconds: $(since "$t0")"
 quiet 180 || echo "note: the restarted operator did not go quiet within 180 s"
 echo "restart_quiet_seconds: $(echo "$(since "$t0") - 3" | bc) (quiet = 3 s without a reconcile, not counted)"
-snapshot after-restart
 host_write_lines >"$WORK/writes-after-restart"  # one read: every figure below is from it
+snapshot after-restart
 restart_writes=$(awk 'NR == FNR {was[$1] = $NF; next} {s += $NF - was[$1]} END {print s + 0}' \
   "$WORK/writes-before-restart" "$WORK/writes-after-restart")
 echo "restart_host_writes: $restart_writes"

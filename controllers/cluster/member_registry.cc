@@ -182,6 +182,9 @@ api::Result<std::shared_ptr<MemberConnection>> AsioMemberRegistry::ensure(
   // controller probes again on its own schedule.
   clientOptions.maxRetries = 1;
   clientOptions.maxBackoff = std::chrono::milliseconds(500);
+  // Nor does a member's Retry-After hold a request for long (the default cap is 60 s): removing
+  // the member joins its informers, which waits for their requests in flight.
+  clientOptions.maxRetryAfter = std::chrono::seconds(1);
   auto client = kube::RestClient::create(executor_, memberConfig, clientOptions);
   if (!client) return client.error();
   auto connection = std::make_shared<AsioMemberConnection>(
