@@ -89,7 +89,15 @@ json::value resolvePlain(const std::string& text) {
 
 // `budget` counts the JSON values still allowed: aliases make a short document expand into a huge
 // one (the "billion laughs"), which go-yaml refuses as "excessive aliasing"; so does this.
-Result<json::value> convert(const YAML::Node& node, const std::string& path, size_t* budget) {
+// `depth` bounds the nesting: an alias inside the node its anchor names makes a cycle, which the
+// budget alone would let recurse past the stack (found by fuzz_yaml).
+constexpr size_t kMaxYamlDepth = 1000;
+Result<json::value> convert(const YAML::Node& node, const std::string& path, size_t* budget,
+                            size_t depth = 0) {
+  if (depth > kMaxYamlDepth) {
+    return badRequest("yaml: line " + std::to_string(node.Mark().line + 1) +
+                      ": exceeded max depth of " + std::to_string(kMaxYamlDepth));
+  }
   if (*budget == 0) {
     return badRequest("yaml: line " + std::to_string(node.Mark().line + 1) +
                       ": document contains excessive aliasing");
@@ -116,7 +124,7 @@ Result<json::value> convert(const YAML::Node& node, const std::string& path, siz
       json::array arr;
       size_t i = 0;
       for (const auto& item : node) {
-        auto v = convert(item, path + "[" + std::to_string(i++) + "]", budget);
+        auto v = convert(item, path + "[" + std::to_string(i++) + "]", budget, depth + 1);
         if (!v) return v.error();
         arr.push_back(std::move(*v));
       }
@@ -135,7 +143,7 @@ Result<json::value> convert(const YAML::Node& node, const std::string& path, siz
                             ": duplicate key \"" + key + "\"" +
                             (path.empty() ? "" : " in " + path));
         }
-        auto v = convert(kv.second, path.empty() ? key : path + "." + key, budget);
+        auto v = convert(kv.second, path.empty() ? key : path + "." + key, budget, depth + 1);
         if (!v) return v.error();
         obj[key] = std::move(*v);
       }

@@ -70,6 +70,12 @@ TEST(YamlTest, HostileInputIsAnErrorNotAHang) {
   ASSERT_FALSE(inf.has_value());
   EXPECT_EQ(inf.error().message, "yaml: line 1: number out of range: 1e309");
 
+  // An alias inside the node its own anchor names is a cycle (fuzz_yaml: a stack overflow).
+  auto cycle = parseManifests("a: &x [1,off b: *x, 2]\nb: *x\n: *x\n: *x\ne-");
+  ASSERT_FALSE(cycle.has_value());
+  EXPECT_NE(cycle.error().message.find("exceeded max depth of 1000"), std::string::npos)
+      << cycle.error().message;
+
   auto utf8 = parseManifests("a: b\nc: \"--\xb8\"\n");
   ASSERT_FALSE(utf8.has_value());
   EXPECT_EQ(utf8.error().message, "yaml: line 2: invalid UTF-8");
