@@ -4,7 +4,8 @@
 # the saved corpus (build-fuzz/corpus/TARGET) until the target has had 3,600 CPU-seconds, then
 # the next target. A summary line per segment goes to build-fuzz/cpu-hour/summary.log; each
 # segment's libFuzzer output to build-fuzz/cpu-hour/TARGET.segN.log. Crashes go to
-# build-fuzz/crashes/TARGET/. See docs/fuzzing.md, "An hour of CPU per target".
+# build-fuzz/crashes/TARGET/. A target whose summary already shows 3,600 CPU-seconds is skipped;
+# one with fewer resumes from them. See docs/fuzzing.md, "An hour of CPU per target".
 set -u
 cd "$(dirname "$0")/.."
 # With autogroup scheduling, nice counts only within a session: the session must be niced too,
@@ -16,6 +17,14 @@ for t in "$@"; do
   [[ -x build-fuzz/fuzz/fuzz_$t ]] || { echo "no build-fuzz/fuzz/fuzz_$t (make fuzz first)" >&2; exit 2; }
   mkdir -p "build-fuzz/corpus/$t" "build-fuzz/crashes/$t"
   cpu=0 seg=0 execs=0
+  # A target cut short (the machine went away) resumes where its last finished segment left it.
+  prev=$(grep " $t seg=" "$out/summary.log" 2>/dev/null | tail -1)
+  if [[ -n $prev && -d build-fuzz/corpus/$t ]]; then
+    seg=$(sed -E 's/.* seg=([0-9]+) .*/\1/' <<<"$prev")
+    cpu=$(sed -E 's/.* cpu=([0-9]+) .*/\1/' <<<"$prev")
+    execs=$(sed -E 's/.* execs=([0-9]+) .*/\1/' <<<"$prev")
+    ((cpu < 3600)) && echo "$(date +%T) $t resumes at seg=$seg cpu=$cpu" >>"$out/summary.log"
+  fi
   while ((cpu < 3600)); do
     seg=$((seg + 1))
     left=$((3600 - cpu < 60 ? 60 : 3600 - cpu))
