@@ -39,6 +39,10 @@ for t in "$@"; do
     execs=$((execs + ${e:-0}))
     last=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$out/$t.seg$seg.log" | tail -1)
     echo "$(date +%T) $t seg=$seg rc=$rc cpu=$cpu execs=$execs last: $last" >>"$out/summary.log"
-    ((rc == 0)) || echo "$t: libFuzzer exited $rc (see $out/$t.seg$seg.log)" >>"$out/summary.log"
+    # A crash stops the target: its input is fixed first (the next run resumes from here).
+    if ((rc != 0)); then
+      echo "$t: libFuzzer exited $rc (see $out/$t.seg$seg.log); stopped" >>"$out/summary.log"
+      break
+    fi
   done
 done
