@@ -40,7 +40,12 @@ for t in "$@"; do
     last=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$out/$t.seg$seg.log" | tail -1)
     echo "$(date +%T) $t seg=$seg rc=$rc cpu=$cpu execs=$execs last: $last" >>"$out/summary.log"
     # A crash stops the target: its input is fixed first (the next run resumes from here).
-    if ((rc != 0)); then
+    # So does an interrupt (libFuzzer exits 72 on SIGINT, after its final stats): stopping the
+    # fuzzer with SIGINT before the machine goes away keeps the CPU-seconds it has had.
+    if ((rc == 72)); then
+      echo "$t: interrupted; stopped (resumes from here)" >>"$out/summary.log"
+      break
+    elif ((rc != 0)); then
       echo "$t: libFuzzer exited $rc (see $out/$t.seg$seg.log); stopped" >>"$out/summary.log"
       break
     fi
