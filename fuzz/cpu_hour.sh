@@ -15,16 +15,23 @@ out=build-fuzz/cpu-hour
 mkdir -p "$out"
 for t in "$@"; do
   [[ -x build-fuzz/fuzz/fuzz_$t ]] || { echo "no build-fuzz/fuzz/fuzz_$t (make fuzz first)" >&2; exit 2; }
-  mkdir -p "build-fuzz/corpus/$t" "build-fuzz/crashes/$t"
   cpu=0 seg=0 execs=0
-  # A target cut short (the machine went away) resumes where its last finished segment left it.
-  prev=$(grep " $t seg=" "$out/summary.log" 2>/dev/null | tail -1)
-  if [[ -n $prev && -d build-fuzz/corpus/$t ]]; then
-    seg=$(sed -E 's/.* seg=([0-9]+) .*/\1/' <<<"$prev")
-    cpu=$(sed -E 's/.* cpu=([0-9]+) .*/\1/' <<<"$prev")
-    execs=$(sed -E 's/.* execs=([0-9]+) .*/\1/' <<<"$prev")
-    ((cpu < 3600)) && echo "$(date +%T) $t resumes at seg=$seg cpu=$cpu" >>"$out/summary.log"
+  # A target cut short (the machine went away) resumes where its last finished segment left it,
+  # if its corpus is still there. To start a target over, remove its lines from summary.log.
+  prev=$(grep -E "^[0-9:]+ $t seg=[0-9]+ rc=" "$out/summary.log" 2>/dev/null | tail -1)
+  if [[ -n $prev && -n $(ls -A "build-fuzz/corpus/$t" 2>/dev/null) ]]; then
+    if [[ ! $prev =~ \ seg=([0-9]+)\ rc=[0-9]+\ cpu=([0-9]+)\ execs=([0-9]+) ]]; then
+      echo "$out/summary.log: cannot read the last line of $t: $prev" >&2
+      exit 2
+    fi
+    seg=${BASH_REMATCH[1]} cpu=${BASH_REMATCH[2]} execs=${BASH_REMATCH[3]}
+    if ((cpu < 3600)); then
+      echo "$(date +%T) $t resumes at seg=$seg cpu=$cpu" >>"$out/summary.log"
+    else
+      echo "$t has had $cpu CPU-seconds already; skipped" >&2
+    fi
   fi
+  mkdir -p "build-fuzz/corpus/$t" "build-fuzz/crashes/$t"
   while ((cpu < 3600)); do
     seg=$((seg + 1))
     left=$((3600 - cpu < 60 ? 60 : 3600 - cpu))
@@ -44,7 +51,7 @@ for t in "$@"; do
     # fuzzer with SIGINT before the machine goes away keeps the CPU-seconds it has had.
     if ((rc == 72)); then
       echo "$t: interrupted; stopped (resumes from here)" >>"$out/summary.log"
-      break
+      exit 72  # and the targets after it do not start
     elif ((rc != 0)); then
       echo "$t: libFuzzer exited $rc (see $out/$t.seg$seg.log); stopped" >>"$out/summary.log"
       break
