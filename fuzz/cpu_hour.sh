@@ -46,9 +46,9 @@ for t in "$@"; do
     execs=$((execs + ${e:-0}))
     last=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$out/$t.seg$seg.log" | tail -1)
     echo "$(date +%T) $t seg=$seg rc=$rc cpu=$cpu execs=$execs last: $last" >>"$out/summary.log"
-    # A crash stops the target: its input is fixed first (the next run resumes from here).
-    # So does an interrupt (libFuzzer exits 72 on SIGINT, after its final stats): stopping the
-    # fuzzer with SIGINT before the machine goes away keeps the CPU-seconds it has had.
+    # An interrupt (libFuzzer exits 72 on SIGINT, after its final stats) ends the whole run:
+    # stopping the fuzzer with SIGINT before the machine goes away keeps its CPU-seconds.
+    # A crash stops only its target: the input is fixed first (the next run resumes from here).
     if ((rc == 72)); then
       echo "$t: interrupted; stopped (resumes from here)" >>"$out/summary.log"
       exit 72  # and the targets after it do not start
