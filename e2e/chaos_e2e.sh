@@ -141,8 +141,13 @@ supervise() {
     pid=$(cat "$WORK/operator-$op.pid")
     kill -0 "$pid" 2>/dev/null && continue
     wait "$pid" 2>/dev/null
-    echo "operator $op exited on its own (status $?); restarted. Its last lines:" >&3
-    tail -8 "$WORK/operator-$op.log" | sed 's/^/    /' >&3
+    echo "operator $op exited on its own (status $?); restarted. Why (its errors since it started):" >&3
+    # Shutdown logs several lines after the cause (a lost Lease, say), so the cause is looked
+    # for, not expected in the last lines.
+    tac "$WORK/operator-$op.log" | sed '/flotilla-operator starting against/q' |
+      grep -E '^[^ ]+ error |^flotilla-operator: ' | tac | tail -3 | sed 's/^/    /' >&3
+    echo "  and its last lines:" >&3
+    tail -4 "$WORK/operator-$op.log" | sed 's/^/    /' >&3
     RESTARTS=$((RESTARTS + 1))
     launch_operator "$op"
   done
@@ -155,6 +160,7 @@ per_round=$(((WORKLOADS + KILLS - 1) / KILLS))
 created=0
 times=()
 for round in $(seq 1 "$KILLS"); do
+  supervise  # an operator that exited since the last round's check is reported, not killed again
   batch=$WORK/round-$round.yaml
   : >"$batch"
   for _ in $(seq 1 "$per_round"); do
