@@ -107,7 +107,13 @@ trap 'kill $WATCHER 2>/dev/null; cleanup' EXIT
 # --- Operators ---
 operators=(a)
 [[ $VARIANT == leader ]] && operators=(a b)
-for op in "${operators[@]}"; do start_operator "$op" || exit 1; done
+# relaunch NAME: launch_operator, noting where this process's lines start in the shared log.
+relaunch() {
+  stat -c %s "$WORK/operator-$1.log" >"$WORK/operator-$1.offset" 2>/dev/null ||
+    echo 0 >"$WORK/operator-$1.offset"
+  launch_operator "$1"
+}
+for op in "${operators[@]}"; do echo 0 >"$WORK/operator-$op.offset"; start_operator "$op" || exit 1; done
 eventually 30 fleet_ready || { e2e_fail "members should turn Ready: $(kubectl get fc 2>&1)"; exit 1; }
 leader() {  # the operator whose process holds the lease now
   local holder op
@@ -141,15 +147,15 @@ supervise() {
     pid=$(cat "$WORK/operator-$op.pid")
     kill -0 "$pid" 2>/dev/null && continue
     wait "$pid" 2>/dev/null
-    echo "operator $op exited on its own (status $?); restarted. Why (its errors since it started):" >&3
+    echo "operator $op exited on its own (status $?); restarted. Why (its last errors):" >&3
     # Shutdown logs several lines after the cause (a lost Lease, say), so the cause is looked
-    # for, not expected in the last lines.
-    tac "$WORK/operator-$op.log" | sed '/flotilla-operator starting against/q' |
-      grep -E '^[^ ]+ error |^flotilla-operator: ' | tac | tail -3 | sed 's/^/    /' >&3
+    # for among this process's lines, not expected in the last ones.
+    tail -c +$(($(cat "$WORK/operator-$op.offset") + 1)) "$WORK/operator-$op.log" |
+      grep -E '^[^ ]+ error |^flotilla-operator: ' | tail -3 | sed 's/^/    /' >&3
     echo "  and its last lines:" >&3
     tail -4 "$WORK/operator-$op.log" | sed 's/^/    /' >&3
     RESTARTS=$((RESTARTS + 1))
-    launch_operator "$op"
+    relaunch "$op"
   done
 }
 converged_now() { supervise; check; }
@@ -160,7 +166,6 @@ per_round=$(((WORKLOADS + KILLS - 1) / KILLS))
 created=0
 times=()
 for round in $(seq 1 "$KILLS"); do
-  supervise  # an operator that exited since the last round's check is reported, not killed again
   batch=$WORK/round-$round.yaml
   : >"$batch"
   for _ in $(seq 1 "$per_round"); do
@@ -198,6 +203,7 @@ for round in $(seq 1 "$KILLS"); do
   work=$!
   # A random moment while that work is being reconciled (chaos timing, not a wait for a state).
   sleep "$((RANDOM % 1500 / 1000)).$(printf '%03d' $((RANDOM % 1000)))"
+  supervise  # an operator that exited since the last check is reported, not "killed" unseen
   if [[ $VARIANT == leader ]]; then
     eventually 15 leader >/dev/null || { e2e_fail "round $round: no operator holds the lease"; break; }
     victim_op=$(leader)
@@ -207,7 +213,7 @@ for round in $(seq 1 "$KILLS"); do
   stop_operator "$victim_op" KILL
   wait $work || { e2e_fail "round $round: the user's kubectl failed"; break; }
   t0=$(date +%s.%N)
-  launch_operator "$victim_op"
+  relaunch "$victim_op"
   if eventually "$CONVERGE_TIMEOUT" converged_now; then
     took=$(echo "$(date +%s.%N) - $t0" | bc)
     times+=("$took")
