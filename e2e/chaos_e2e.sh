@@ -113,7 +113,10 @@ relaunch() {
     echo 0 >"$WORK/operator-$1.offset"
   launch_operator "$1"
 }
-for op in "${operators[@]}"; do echo 0 >"$WORK/operator-$op.offset"; start_operator "$op" || exit 1; done
+for op in "${operators[@]}"; do
+  echo 0 >"$WORK/operator-$op.offset"
+  start_operator "$op" || exit 1
+done
 eventually 30 fleet_ready || { e2e_fail "members should turn Ready: $(kubectl get fc 2>&1)"; exit 1; }
 leader() {  # the operator whose process holds the lease now
   local holder op
