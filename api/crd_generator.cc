@@ -355,8 +355,10 @@ std::vector<GeneratedCrd> generateCrds() {
        "federateddeployment",
        {"fdeploy"},
        true,
-       json::array{column("Ready", "string", ".status.ready", "Ready replicas / desired replicas"),
-                   column("Clusters", "string", ".status.clusters[*].name"), ageColumn()}},
+       json::array{
+           column("Ready", "string", ".status.ready", "Ready replicas / desired replicas"),
+           column("Clusters", "string", ".status.clusterNames", "The clusters it is scheduled to"),
+           ageColumn()}},
       used));
   out.push_back(generate<ResourceBinding>(
       {"ResourceBinding",

@@ -1,7 +1,7 @@
-// Defaulting of flotilla.io kinds (DESIGN §3; the table is in docs/api-reference.md). Only fields
-// whose absence has one fixed meaning are filled in; "every group available" (maxGroups) and
-// "no limit" (maxClusters, maxReplicas) stay absent, because a number written here would freeze
-// a value that depends on the fleet.
+// Defaulting of flotilla.io kinds (docs/design.md §3; the table is in docs/api-reference.md). Only
+// fields whose absence has one fixed meaning are filled in; "every group available" (maxGroups) and
+// "no limit" (maxClusters, maxReplicas) stay absent, because a number written here would freeze a
+// value that depends on the fleet.
 #include "api/validation.h"
 
 namespace flotilla::api {

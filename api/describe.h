@@ -141,7 +141,7 @@ BOOST_DESCRIBE_STRUCT(ClusterDeploymentStatus, (),
                        unavailableReplicas, observedGeneration, propagation, message, conditions))
 BOOST_DESCRIBE_STRUCT(FederatedDeploymentStatus, (),
                       (clusters, replicas, readyReplicas, availableReplicas, updatedReplicas, ready,
-                       conditions, observedGeneration))
+                       clusterNames, conditions, observedGeneration))
 BOOST_DESCRIBE_STRUCT(FederatedDeployment, (), (apiVersion, kind, metadata, spec, status))
 
 BOOST_DESCRIBE_STRUCT(ObjectReferenceWithUID, (), (apiVersion, kind, namespace_, name, uid))

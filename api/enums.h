@@ -35,8 +35,8 @@ inline constexpr std::array<std::string_view, 2> kPolicyKind = {"PropagationPoli
 inline constexpr std::array<std::string_view, 3> kHealth = {"Healthy", "Unhealthy", "Unknown"};
 inline constexpr std::array<std::string_view, 3> kConditionStatus = {"True", "False", "Unknown"};
 
-// Scheduler plugins by extension point (DESIGN §4.3). The scheduler's registry registers exactly
-// these names; SchedulingProfile validation rejects anything else.
+// Scheduler plugins by extension point (docs/design.md §4.3). The scheduler's registry registers
+// exactly these names; SchedulingProfile validation rejects anything else.
 inline constexpr std::array<std::string_view, 6> kFilterPlugins = {
     "ClusterReady",  "TaintToleration",  "ClusterAffinity",
     "APIEnablement", "SpreadConstraint", "ResourcesFit"};

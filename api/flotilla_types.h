@@ -1,4 +1,4 @@
-// flotilla.io/v1alpha1: every kind of DESIGN §3. Field names are the JSON names (see
+// flotilla.io/v1alpha1: every kind of docs/design.md §3. Field names are the JSON names (see
 // meta_types.h). Enumerations are strings on the wire; their allowed values live in
 // api/enums.h so validation, the CRD generator and the docs share one list.
 #pragma once
@@ -218,7 +218,10 @@ struct FederatedDeploymentStatus {
   int32_t readyReplicas = 0;
   int32_t availableReplicas = 0;
   int32_t updatedReplicas = 0;
-  std::string ready;                  // "ready/desired", for the READY printer column
+  std::string ready;  // "ready/desired", for the READY printer column
+  // The clusters it is scheduled to, by name, comma-separated ("member1,member2"), for the
+  // CLUSTERS printer column (a column of `.status.clusters[*].name` shows only the first).
+  std::string clusterNames;
   std::vector<Condition> conditions;  // Propagated, Available
   int64_t observedGeneration = 0;
 };
@@ -282,16 +285,16 @@ struct AggregatedStatusItem {
   int32_t readyReplicas = 0;
 };
 
-// Written by the automigration controller (DESIGN §4.4, §5): per cluster short of its desired
-// count, the replicas it can run. An estimate stays in force after the pending pods it came from
-// are gone, until the cluster's available replicas for this workload exceed availableReplicas
+// Written by the automigration controller (docs/design.md §5.7, §5.10): per cluster short of its
+// desired count, the replicas it can run. An estimate stays in force after the pending pods it came
+// from are gone, until the cluster's available replicas for this workload exceed availableReplicas
 // (what they were when the estimate was made) or capacityTTL has passed since estimatedAt.
 struct AutoMigrationStatus {
   std::map<std::string, int64_t> estimatedCapacity;
   std::map<std::string, int64_t> scheduledReplicas;  // pods of the newest ReplicaSet scheduled
   std::string updatedAt;
-  std::map<std::string, std::string> estimatedAt;       // RFC 3339, per estimate
-  std::map<std::string, int64_t> availableReplicas;     // the cluster's, when estimated
+  std::map<std::string, std::string> estimatedAt;    // RFC 3339, per estimate
+  std::map<std::string, int64_t> availableReplicas;  // the cluster's, when estimated
   bool operator==(const AutoMigrationStatus&) const = default;
 };
 

@@ -20,7 +20,7 @@ FieldErrors validate(const Deployment& deployment);
 // The placement rules shared by policies and bindings, reported under `path`.
 FieldErrors validatePlacement(const Placement& placement, const std::string& path);
 
-// Defaults of DESIGN §3 (documented in docs/api-reference.md). Idempotent.
+// Defaults of docs/design.md §3 (documented in docs/api-reference.md). Idempotent.
 void setDefaults(FederatedCluster& cluster);
 void setDefaults(PropagationPolicy& policy);
 void setDefaults(ClusterPropagationPolicy& policy);

@@ -27,7 +27,7 @@ while (($#)); do
     --ceiling-seconds) CEILING=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
     --verify) VERIFY=1; shift ;;
-    --no-ready) NO_READY=1; shift ;;  # members without kubelets (../shared/real-k8s) run no pods
+    --no-ready) NO_READY=1; shift ;;  # members without kubelets (control planes only) run no pods
     --keep) KEEP=1; shift ;;
     --host-kubeconfig) HOST_KC=$2; shift 2 ;;
     --member-kubeconfigs) MEMBER_KCS=$2; shift 2 ;;

@@ -1,5 +1,6 @@
-// Scheduler throughput (DESIGN §10): bindings per second through the full filter -> score ->
-// select -> replicas cycle, and through the replica planner alone, at 10 to 5,000 clusters.
+// Scheduler throughput (docs/design.md §10): bindings per second through the full
+// filter -> score -> select -> replicas cycle, and through the replica planner alone, at 10 to
+// 5,000 clusters.
 // Run: make bench   (Release build; prints bindings/s per cluster count).
 #include <benchmark/benchmark.h>
 

@@ -1,4 +1,4 @@
-// `flotillactl plan -f input.json`: the replica planner alone (issue #3, DESIGN §8).
+// `flotillactl plan -f input.json`: the replica planner alone (issue #3, docs/design.md §8).
 #include <boost/json.hpp>
 #include <iostream>
 #include <set>
@@ -14,7 +14,7 @@ namespace {
 namespace json = boost::json;
 using scheduler::PlannerInput;
 
-constexpr const char* kUsage =
+constexpr const char* kPlanUsage =
     "Usage: flotillactl plan -f FILE   (FILE may be '-' for stdin)\n"
     "\n"
     "Runs the replica planner alone. Input (JSON):\n"
@@ -197,18 +197,18 @@ int runPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
   std::string file;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-h" || args[i] == "--help") {
-      out << kUsage;
+      out << kPlanUsage;
       return 0;
     }
     if ((args[i] == "-f" || args[i] == "--filename") && i + 1 < args.size() && file.empty()) {
       file = args[++i];
     } else {
-      err << "flotillactl plan: unexpected argument \"" << args[i] << "\"\n" << kUsage;
+      err << "flotillactl plan: unexpected argument \"" << args[i] << "\"\n" << kPlanUsage;
       return 2;
     }
   }
   if (file.empty()) {
-    err << "flotillactl plan: -f FILE is required\n" << kUsage;
+    err << "flotillactl plan: -f FILE is required\n" << kPlanUsage;
     return 2;
   }
   auto text = readInput(file, in);

@@ -1,4 +1,4 @@
-// `flotillactl schedule -f objects.yaml`: the whole scheduler offline (DESIGN §8).
+// `flotillactl schedule -f objects.yaml`: the whole scheduler offline (docs/design.md §8).
 #include <boost/json.hpp>
 #include <iomanip>
 #include <iostream>
@@ -19,7 +19,7 @@ namespace {
 namespace json = boost::json;
 using scheduler::ScheduleResult;
 
-constexpr const char* kUsage =
+constexpr const char* kScheduleUsage =
     "Usage: flotillactl schedule -f FILE [-f FILE...] [-o table|json]\n"
     "\n"
     "Runs the whole scheduler offline on manifests as `kubectl get -o yaml` prints them:\n"
@@ -184,7 +184,7 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
   std::string format = "table";
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-h" || args[i] == "--help") {
-      out << kUsage;
+      out << kScheduleUsage;
       return 0;
     }
     if ((args[i] == "-f" || args[i] == "--filename") && i + 1 < args.size()) {
@@ -196,12 +196,12 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
         return 2;
       }
     } else {
-      err << "flotillactl schedule: unexpected argument \"" << args[i] << "\"\n" << kUsage;
+      err << "flotillactl schedule: unexpected argument \"" << args[i] << "\"\n" << kScheduleUsage;
       return 2;
     }
   }
   if (files.empty()) {
-    err << "flotillactl schedule: at least one -f FILE is required\n" << kUsage;
+    err << "flotillactl schedule: at least one -f FILE is required\n" << kScheduleUsage;
     return 2;
   }
   Inputs in;

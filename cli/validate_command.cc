@@ -8,7 +8,7 @@
 namespace flotilla::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kValidateUsage =
     "Usage: flotillactl validate -f FILE [-f FILE...]\n"
     "\n"
     "Checks Flotilla manifests offline with the admission webhook's rules: each object is\n"
@@ -35,7 +35,7 @@ int runValidate(const Args& args, std::istream& in, std::ostream& out, std::ostr
   std::vector<std::string> files;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-h" || args[i] == "--help") {
-      out << kUsage;
+      out << kValidateUsage;
       return 0;
     }
     if ((args[i] == "-f" || args[i] == "--filename") && i + 1 < args.size()) {
@@ -43,12 +43,12 @@ int runValidate(const Args& args, std::istream& in, std::ostream& out, std::ostr
     } else if (args[i].starts_with("--filename=")) {
       files.push_back(args[i].substr(11));
     } else {
-      err << "flotillactl validate: unexpected argument \"" << args[i] << "\"\n" << kUsage;
+      err << "flotillactl validate: unexpected argument \"" << args[i] << "\"\n" << kValidateUsage;
       return 2;
     }
   }
   if (files.empty()) {
-    err << "flotillactl validate: at least one -f FILE is required\n" << kUsage;
+    err << "flotillactl validate: at least one -f FILE is required\n" << kValidateUsage;
     return 2;
   }
   bool allValid = true;

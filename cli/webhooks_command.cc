@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kWebhooksUsage =
     "Usage: flotillactl webhooks [--url BASE --cert-dir DIR] [--service NS/NAME]\n"
     "\n"
     "Prints the ValidatingWebhookConfiguration and MutatingWebhookConfiguration of every\n"
@@ -152,7 +152,7 @@ int runWebhooks(const Args& args, std::ostream& out, std::ostream& err) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
     if (a == "-h" || a == "--help") {
-      out << kUsage;
+      out << kWebhooksUsage;
       return 0;
     }
     const std::string* v =
@@ -166,7 +166,8 @@ int runWebhooks(const Args& args, std::ostream& out, std::ostream& err) {
       target.serviceNamespace = v->substr(0, v->find('/'));
       target.serviceName = v->substr(v->find('/') + 1);
     } else {
-      err << "flotillactl webhooks: unexpected or incomplete argument \"" << a << "\"\n" << kUsage;
+      err << "flotillactl webhooks: unexpected or incomplete argument \"" << a << "\"\n"
+          << kWebhooksUsage;
       return 2;
     }
   }

@@ -111,7 +111,8 @@ spec:
 YAML
 
 # --- Each hostile cluster: not Ready, and why ---
-# False: it answered, and what it said rules it out. Unknown: no answer (DESIGN's Offline).
+# False: it answered, and what it said rules it out. Unknown: no answer, which also sets Offline
+# (docs/design.md §3.1).
 declare -A EXPECT=(
   [wrongca]="TLS with the member failed"
   [revoked]="rejected Flotilla's credentials (HTTP 401)"

@@ -49,6 +49,13 @@ regions=$(for c in $(rb_field web '{.spec.clusters[*].name}'); do kubectl get fc
 expect_eq "placement spans both regions" "$regions" "2"
 expect_contains "PLACEMENT column" "$(grep '^web ' <<<"$out")" "$(rb_field web '{.status.placementSummary}')"
 expect_eq "FirstSchedule" "$(rb_field web '{.status.lastScheduleType}')" "FirstSchedule"
+# The CLUSTERS column of `kubectl get fdeploy` names every cluster of the placement.
+clusters_listed() {
+  [[ $(kubectl get fdeploy web -n $NS --no-headers | awk '{print $3}') == \
+     "$(rb_field web '{.spec.clusters[*].name}' | tr ' ' '\n' | sort | paste -sd, -)" ]]
+}
+eventually 30 clusters_listed ||
+  e2e_fail "fdeploy CLUSTERS should list the placement's clusters: $(kubectl get fdeploy web -n $NS 2>&1); rb: $(rb_field web '{.spec.clusters[*].name}')"
 expect_contains "Scheduled event" "$(kubectl get events -n $NS --field-selector involvedObject.kind=ResourceBinding,involvedObject.name=web,reason=Scheduled -o jsonpath='{.items[*].message}')" "FirstSchedule"
 
 # --- A workload that fits nowhere: NoClusterFit, kube-scheduler style, and an Event ---

@@ -93,6 +93,27 @@ expect_contains "granting what she holds is fine" \
   "$(kubectl --token=alice-token create rolebinding bob-view -n team --clusterrole=view --user=bob 2>&1)" \
   "rolebinding.rbac.authorization.k8s.io/bob-view created"
 
+# --- Server-side apply that creates an object is checked as its requester, as kube-apiserver does
+out=$(kubectl --token=alice-token apply --server-side -f - 2>&1 <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: nodes-ssa, namespace: team}
+rules: [{apiGroups: [""], resources: [nodes], verbs: [get]}]
+EOF
+)
+expect_contains "SSA create: escalation names the requester" "$out" \
+  'roles.rbac.authorization.k8s.io "nodes-ssa" is forbidden: user "alice" (groups=["dev" "ops" "system:authenticated"])'
+# docs/install.md's first step, as a cluster admin (system:masters skips the escalation check and
+# the role lookup, so bindings of roles the same dry run "creates" are accepted); nothing is stored.
+out=$(k apply --server-side --dry-run=server -k "$ROOT/config/default")
+expect_not_contains "install dry run: no error" "$out" "Error from server"
+expect_contains "install dry run: the RoleBinding" "$out" \
+  "rolebinding.rbac.authorization.k8s.io/flotilla-operator serverside-applied (server dry run)"
+expect_contains "install dry run: the ClusterRoleBinding" "$out" \
+  "clusterrolebinding.rbac.authorization.k8s.io/flotilla-operator serverside-applied (server dry run)"
+expect_contains "a dry run stores nothing" "$(k get clusterrole flotilla-operator)" \
+  'clusterroles.rbac.authorization.k8s.io "flotilla-operator" not found'
+
 # --- Tokens survive a restart (the signing key is in DIR) and die with their ServiceAccount ---
 stop_sim "$WORK" host
 start_sim_with --token-auth-file "$WORK/tokens.csv"

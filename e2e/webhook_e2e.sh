@@ -72,7 +72,7 @@ YAML
 expect_contains "unknown plugin: denied" "$out" 'admission webhook "vschedulingprofile.flotilla.io" denied the request'
 expect_contains "unknown plugin: named with its field" "$out" 'spec.plugins.score.enabled[0].name: Unsupported value: "Fastest"'
 
-# --- Defaulting: a minimal policy comes back with DESIGN §3's defaults ---
+# --- Defaulting: a minimal policy comes back with the defaults of docs/design.md §3 ---
 out=$(policy minimal "" | k apply -f -)
 expect_contains "minimal policy admitted" "$out" "propagationpolicy.flotilla.io/minimal created"
 yaml=$(kubectl get pp minimal -n $NS -o yaml)

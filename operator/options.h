@@ -36,7 +36,7 @@ struct Options {
   int clusterProbeThreshold = 3;
   std::chrono::nanoseconds clusterFailoverGrace = std::chrono::seconds(60);
   std::chrono::nanoseconds gracefulMoveTimeout = std::chrono::minutes(10);
-  // Admission webhooks (DESIGN §6): served by every replica, leader or not.
+  // Admission webhooks (docs/design.md §6): served by every replica, leader or not.
   bool enableWebhooks = true;
   std::string webhookHost = "0.0.0.0";
   int webhookPort = 9443;  // 0: any free port (tests; the bound port is logged)

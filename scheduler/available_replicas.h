@@ -1,4 +1,4 @@
-// How many more replicas of a workload a cluster can run (DESIGN §4.5, seed 000).
+// How many more replicas of a workload a cluster can run (docs/design.md §4.5, seed 000).
 #pragma once
 
 #include <cstdint>

@@ -35,7 +35,7 @@ TEST(AvailableReplicasTest, MissingOrExhaustedResourceMeansZero) {
   EXPECT_EQ(availableReplicas(r, {{"cpu", q("100m")}}), 0);
 }
 
-// Capacity Flotilla does not know is never unlimited (DESIGN §4.5).
+// Capacity Flotilla does not know is never unlimited (docs/design.md §4.5).
 TEST(AvailableReplicasTest, UnknownCapacityCountsAsZero) {
   api::ClusterResources r;  // nothing reported yet
   EXPECT_EQ(availableReplicas(r, {}), 0);

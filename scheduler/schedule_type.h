@@ -1,4 +1,4 @@
-// When to schedule a binding, and what to write afterwards (DESIGN §4.2; seed 000).
+// When to schedule a binding, and what to write afterwards (docs/design.md §4.2; seed 000).
 // Pure functions: the scheduler controller reads, calls these, and writes.
 #pragma once
 

@@ -194,7 +194,7 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
   }
   result.placement = result.assignment.placement(unit.keepUnschedulableReplicas);
   if (unit.replicas > 0 && result.placement.empty()) {
-    // Writing an empty result would delete the workload from every member (DESIGN §4.3).
+    // Writing an empty result would delete the workload from every member (docs/design.md §4.6).
     result.outcome = ScheduleResult::Outcome::kUnschedulable;
     result.message = "no replica could be placed on the " + std::to_string(result.selected.size()) +
                      " selected cluster(s)";

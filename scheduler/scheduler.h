@@ -1,4 +1,4 @@
-// One scheduling cycle: filter -> score (+normalize) -> select -> replicas (DESIGN §4.3).
+// One scheduling cycle: filter -> score (+normalize) -> select -> replicas (docs/design.md §4.3).
 // A pure function of the profile, the unit and a snapshot of the clusters: no I/O, so the
 // controller, `flotillactl schedule` and the benchmarks all run exactly this.
 #pragma once

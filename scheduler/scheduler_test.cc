@@ -1,4 +1,5 @@
-// Scheduling scenarios end to end through the default profile (seed 000's behaviours, DESIGN §4).
+// Scheduling scenarios end to end through the default profile (seed 000's behaviours,
+// docs/design.md §4).
 #include "scheduler/scheduler.h"
 
 #include <gmock/gmock.h>

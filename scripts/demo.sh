@@ -8,28 +8,55 @@
 # and shows what the operator made of them: the members' readiness and resources, the
 # FederatedDeployment and the ResourceBinding with its placement, the Deployment running on the
 # members member by member, and the host's Deployment telling the truth (6/6). Everything keeps
-# running until Ctrl-C.
+# running until Ctrl-C (or until the host or the operator stops by itself, which it then names).
+#
+# Each run starts a fresh fleet in FLOTILLA_DEMO_DIR (default .run/): a previous demo's fleet
+# there is stopped and its data removed first, so a second `make run` behaves like the first.
 set -euo pipefail
 build_dir=${1:-build}
 cd "$(dirname "$0")/.."
 root=$PWD
+[[ $build_dir == /* ]] || build_dir=$root/$build_dir
 sim="$build_dir/sim/flotilla-sim"
 operator="$build_dir/operator/flotilla-operator"
 ctl="$build_dir/cli/flotillactl"
-run_dir=$root/.run
-mkdir -p "$run_dir"
+run_dir=${FLOTILLA_DEMO_DIR:-$root/.run}
+for tool in kubectl curl; do
+  command -v "$tool" >/dev/null || { echo "demo: $tool is not on PATH (make deps says where to get it)" >&2; exit 1; }
+done
 
 echo "== Flotilla demo: 6 replicas of web over 3 member clusters (2 regions, 3 zones) =="
 echo
+if [[ -e $run_dir/fleet.clusters || -e $run_dir/host.kubeconfig ]]; then
+  # The last demo's admission webhooks (failurePolicy Fail) point at its operator's port, which
+  # is gone: its host would refuse every write. A demo starts from nothing instead.
+  "$sim" down --dir "$run_dir" >/dev/null 2>&1 || true
+  rm -rf "$run_dir"
+  echo "(a previous demo's fleet in $run_dir was stopped and removed)"
+fi
+mkdir -p "$run_dir"
 echo "-- 1. The fleet on flotilla-sim (config/samples/sim/topology.yaml)"
 "$sim" up -f config/samples/sim/topology.yaml --dir "$run_dir" | sed 's/^/   /'
 export KUBECONFIG=$run_dir/host.kubeconfig
 operator_pid=
 cleanup() {
-  [[ -n $operator_pid ]] && kill "$operator_pid" 2>/dev/null && wait "$operator_pid" 2>/dev/null
-  "$sim" down --dir "$run_dir" >/dev/null
+  trap - EXIT INT TERM
+  # The webhook configurations first, while the host still answers: they name this operator's
+  # port, and a host restarted from this data must not refuse writes to a dead webhook.
+  kubectl delete mutatingwebhookconfiguration flotilla-mutating-webhook-configuration \
+    --ignore-not-found --request-timeout 5s >/dev/null 2>&1 || true
+  kubectl delete validatingwebhookconfiguration flotilla-validating-webhook-configuration \
+    --ignore-not-found --request-timeout 5s >/dev/null 2>&1 || true
+  if [[ -n $operator_pid ]] && kill "$operator_pid" 2>/dev/null; then
+    wait "$operator_pid" 2>/dev/null || true
+  fi
+  "$sim" down --dir "$run_dir" | sed 's/^/   /'
+  echo "demo: stopped the operator and the fleet"
 }
 trap cleanup EXIT
+# Ctrl-C (SIGINT to the whole foreground group) and SIGTERM end the demo through cleanup.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 echo
 echo "-- 2. flotilla-operator against the host, as its ServiceAccount (log: .run/operator.log)"
@@ -49,6 +76,7 @@ chmod 600 "$run_dir/operator.kubeconfig"
   --webhook-host 127.0.0.1 --webhook-port 0 --cert-dir "$run_dir/webhook-certs" \
   >"$run_dir/operator.log" 2>&1 &
 operator_pid=$!
+echo "$operator_pid" >"$run_dir/operator.pid"
 for _ in $(seq 1 200); do
   grep -q "serving /healthz" "$run_dir/operator.log" && break
   kill -0 "$operator_pid" 2>/dev/null || { cat "$run_dir/operator.log"; exit 1; }
@@ -126,4 +154,19 @@ The fleet and the operator keep running (data in .run/). In another terminal:
    curl -sk https://127.0.0.1:$port/metrics | grep flotilla_
 Press Ctrl-C to stop the operator and the fleet.
 MSG
-while "$sim" status --dir "$run_dir" >/dev/null && kill -0 "$operator_pid" 2>/dev/null; do sleep 2; done
+# Stays up until Ctrl-C, or until the host or the operator really stops (a member may be stopped
+# on purpose, as suggested above: the operator then shows what a member outage does).
+host_pid=$(cat "$run_dir/host.pid")
+while :; do
+  if ! kill -0 "$operator_pid" 2>/dev/null; then
+    echo "demo: the operator exited; the last lines of $run_dir/operator.log:" >&2
+    tail -n 5 "$run_dir/operator.log" | sed 's/^/   /' >&2
+    exit 1
+  fi
+  if ! kill -0 "$host_pid" 2>/dev/null; then
+    echo "demo: the host API server (pid $host_pid) stopped; see $run_dir/host.log" >&2
+    exit 1
+  fi
+  sleep 1 &
+  wait $! || true  # a wait that a signal interrupts at once, where a foreground sleep would not
+done

@@ -28,6 +28,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// DIR/fleet.clusters: one cluster name per line, written by `up`.
+constexpr const char* kFleetFile = "fleet.clusters";
+
 std::string readText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
@@ -220,12 +223,36 @@ api::Result<Topology> parseTopology(std::string_view yaml) {
   return t;
 }
 
+std::vector<std::string> fleetClusters(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::istringstream listed(readText(dir / kFleetFile));
+  for (std::string line; std::getline(listed, line);)
+    if (api::isDns1123Label(line) && std::find(names.begin(), names.end(), line) == names.end())
+      names.push_back(line);
+  if (!names.empty()) return names;
+  // A directory from before the fleet file: the clusters `up` started have a pid file.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".pid") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 int up(const Topology& topology, const fs::path& dir, const std::string& self, std::ostream& out,
        std::ostream& err, const std::vector<std::string>& serveArgs) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::vector<std::string> clusters = {topology.host};
   for (const auto& m : topology.members) clusters.push_back(m.name);
+  {
+    // The fleet's own record of its clusters (`status` reads it): what an earlier `up` in this
+    // directory started, then this topology's clusters, each once.
+    std::vector<std::string> fleet = fleetClusters(dir);
+    for (const auto& name : clusters)
+      if (std::find(fleet.begin(), fleet.end(), name) == fleet.end()) fleet.push_back(name);
+    std::ofstream file(dir / kFleetFile, std::ios::trunc);
+    for (const auto& name : fleet) file << name << "\n";
+  }
   for (const auto& name : clusters) {
     pid_t pid = readPid(dir, name);
     if (alive(pid)) continue;
@@ -328,11 +355,9 @@ int down(const fs::path& dir, std::ostream& out) {
 }
 
 int status(const fs::path& dir, std::ostream& out) {
-  std::error_code ec;
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".kubeconfig") names.push_back(entry.path().stem().string());
-  std::sort(names.begin(), names.end());
+  // Only the clusters this fleet started: other kubeconfigs in DIR (the demo's
+  // operator.kubeconfig, a user's own) are not clusters of the fleet.
+  const std::vector<std::string> names = fleetClusters(dir);
   if (names.empty()) {
     out << "no clusters in " << dir.string() << "\n";
     return 1;

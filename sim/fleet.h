@@ -45,7 +45,11 @@ int up(const Topology& topology, const std::filesystem::path& dir, const std::st
        std::ostream& out, std::ostream& err, const std::vector<std::string>& serveArgs = {});
 // Stops every cluster started in DIR (SIGTERM, then SIGKILL after 10 s).
 int down(const std::filesystem::path& dir, std::ostream& out);
-// One line per cluster: name, pid, state, URL.
+// The clusters of the fleet in DIR: those `up` recorded in DIR/fleet.clusters (host first), or,
+// for a directory without that file, those with a DIR/NAME.pid. Never any other kubeconfig.
+std::vector<std::string> fleetClusters(const std::filesystem::path& dir);
+// One line per cluster of fleetClusters(): name, pid, state, URL. Exit code 0 when every one is
+// ready, 3 when one is not (stopped or not ready), 1 when DIR holds no fleet.
 int status(const std::filesystem::path& dir, std::ostream& out);
 
 }  // namespace flotilla::sim

@@ -1,7 +1,9 @@
 #include "sim/fleet.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -38,6 +40,49 @@ TEST(Topology, ErrorsNameTheField) {
             "topology: members[0].nodes.cpu: \"lots\" is not a quantity");
   EXPECT_EQ(message("host: host"), "topology: members: a list is required");
   EXPECT_NE(message("members: [").find("yaml"), std::string::npos);
+}
+
+// A scratch directory, removed at the end of the test.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "fleet-test-XXXXXX").string();
+    path = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+  }
+};
+
+TEST(Fleet, StatusCountsOnlyTheClustersTheFleetStarted) {
+  TempDir dir;
+  dir.write("fleet.clusters", "host\nmember1\n");
+  // The demo writes operator.kubeconfig next to the clusters' own; it is not a cluster.
+  dir.write("operator.kubeconfig", "apiVersion: v1\n");
+  dir.write("host.kubeconfig", "apiVersion: v1\n");
+  EXPECT_EQ(fleetClusters(dir.path), (std::vector<std::string>{"host", "member1"}));
+  std::ostringstream out;
+  EXPECT_EQ(status(dir.path, out), 3);  // neither runs: both stopped
+  EXPECT_NE(out.str().find("host\tpid -\tstopped"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("member1\tpid -\tstopped"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("operator"), std::string::npos) << out.str();
+}
+
+TEST(Fleet, WithoutTheFleetFileTheClustersAreThoseWithAPidFile) {
+  TempDir dir;
+  dir.write("member2.pid", "0");
+  dir.write("host.pid", "0");
+  dir.write("operator.kubeconfig", "apiVersion: v1\n");
+  EXPECT_EQ(fleetClusters(dir.path), (std::vector<std::string>{"host", "member2"}));
+}
+
+TEST(Fleet, AnEmptyDirectoryHoldsNoFleet) {
+  TempDir dir;
+  dir.write("operator.kubeconfig", "apiVersion: v1\n");
+  std::ostringstream out;
+  EXPECT_EQ(status(dir.path, out), 1);
+  EXPECT_NE(out.str().find("no clusters"), std::string::npos) << out.str();
 }
 
 }  // namespace

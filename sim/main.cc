@@ -20,7 +20,8 @@ constexpr const char* kHelp =
     "                                  [--faults FILE]\n"
     "                                                start a host and member clusters\n"
     "  flotilla-sim down --dir DIR                   stop them\n"
-    "  flotilla-sim status --dir DIR                 one line per cluster\n"
+    "  flotilla-sim status --dir DIR                 one line per cluster `up` started in DIR;\n"
+    "                                                exit 0 all ready, 3 one is not, 1 no fleet\n"
     "  flotilla-sim serve --dir DIR [--name NAME] [--port N] [--address IP] [--threads N]\n"
     "                     [--bookmark-interval-ms N] [--member [--ready-delay-ms N]]\n"
     "                     [--authorization-mode RBAC|AlwaysAllow] [--token-auth-file FILE]\n"
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
     std::vector<std::string> serveArgs;
     for (int i = 2; i < argc; ++i) {
       std::string flag = argv[i];
+      if (flag == "--help" || flag == "-h") {
+        std::cout << kHelp;
+        return 0;
+      }
       std::string inlineValue;
       if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
         inlineValue = flag.substr(eq + 1);

@@ -1,8 +1,8 @@
-// The operator's admission decisions for every flotilla.io kind (DESIGN §6): validation with every
-// field error, defaulting as a JSONPatch of exactly the defaults of DESIGN §3, and the two checks
-// that read the cluster (a SchedulingProfile's plugins must build; a policy naming a missing
-// profile is admitted with a warning). Pure: requests in, responses out; the cluster is read
-// through ClusterView.
+// The operator's admission decisions for every flotilla.io kind (docs/design.md §6): validation
+// with every field error, defaulting as a JSONPatch of exactly the defaults of docs/design.md §3,
+// and the two checks that read the cluster (a SchedulingProfile's plugins must build; a policy
+// naming a missing profile is admitted with a warning). Pure: requests in, responses out; the
+// cluster is read through ClusterView.
 #pragma once
 
 #include <optional>

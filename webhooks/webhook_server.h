@@ -1,4 +1,4 @@
-// The operator's admission server (DESIGN §6): HTTPS with the certificate from --cert-dir
+// The operator's admission server (docs/design.md §6): HTTPS with the certificate from --cert-dir
 // (reloaded on change), AdmissionReview v1 at kubebuilder's paths, on its own I/O thread so that
 // admission answers while the controllers are busy and in every replica, leader or not (the
 // webhook Service sends requests to any ready pod).

@@ -162,7 +162,7 @@ api::Result<kube::ReconcileResult> AutoMigrationController::reconcile(const std:
       auto decoded = decodedClusters_.get(fc);  // once per version of the cluster
       const api::FederatedCluster* cluster = decoded ? decoded->get() : nullptr;
       if (cluster && !cluster->status.resources.allocatable.empty())
-        view.availableReplicas = scheduler::availableReplicas(
+        view.availableReplicas = flotilla::scheduler::availableReplicas(
             cluster->status.resources, rb->spec.replicaRequirements.resourceRequest);
       auto member = members_.get(name);
       const bool ready = cluster && api::findCondition(cluster->status.conditions, "Ready") &&

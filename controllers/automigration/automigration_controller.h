@@ -1,8 +1,9 @@
-// The automigration controller (DESIGN §4.4, §5; issue #14; seed 003). For bindings whose policy
-// has spec.autoMigration: reads the pods of the workload's newest ReplicaSet on each member (from
-// the member registry's caches, by the flotilla.io/binding label index), calls decide()
-// (estimate.h) and writes status.autoMigration only when it changed. The scheduler turns a change
-// into a MigrationSchedule. Requeued at the next threshold crossing or TTL expiry, never polled.
+// The automigration controller (docs/design.md §5.7, §5.10; issue #14; seed 003). For bindings
+// whose policy has spec.autoMigration: reads the pods of the workload's newest ReplicaSet on each
+// member (from the member registry's caches, by the flotilla.io/binding label index), calls
+// decide() (estimate.h) and writes status.autoMigration only when it changed. The scheduler turns a
+// change into a MigrationSchedule. Requeued at the next threshold crossing or TTL expiry, never
+// polled.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

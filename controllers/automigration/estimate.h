@@ -1,5 +1,5 @@
-// Auto-migration's decision (DESIGN §4.4, §5; seed 003): from the pods a workload runs on each
-// member, which clusters cannot run their share, as status.autoMigration.estimatedCapacity.
+// Auto-migration's decision (docs/design.md §5.7, §5.10; seed 003): from the pods a workload runs
+// on each member, which clusters cannot run their share, as status.autoMigration.estimatedCapacity.
 // A pure function on plain structs; the controller reads caches, calls it, and writes only the
 // difference.
 #pragma once
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "api/time.h"
 #include "api/flotilla_types.h"
+#include "api/time.h"
 
 namespace flotilla::controllers::automigration {
 

@@ -1,4 +1,4 @@
-// FederatedDeployment + its resolved policy -> ResourceBinding (DESIGN §3.4, §5 binding): one
+// FederatedDeployment + its resolved policy -> ResourceBinding (docs/design.md §3.4, §5.3): one
 // binding per FederatedDeployment, of the same name, owned by it. The binding controller writes
 // what the workload asks for (replicas, per-replica requirements) and which policy governs it
 // (policy reference, a copy of its placement, priority); spec.clusters is the scheduler's.

@@ -1,4 +1,4 @@
-// The binding controller (DESIGN §5): FederatedDeployment + the policy that wins → a
+// The binding controller (docs/design.md §5.3): FederatedDeployment + the policy that wins → a
 // ResourceBinding of the same name, owned by the FederatedDeployment. The decision is
 // decideBinding (binding.h); spec.clusters is the scheduler's and is never written here.
 #pragma once

@@ -1,7 +1,8 @@
-// The cluster controller (DESIGN §5): for every FederatedCluster, a connection built from its
-// Secret, a readiness probe every period with hysteresis, the member's version, API enablements,
-// resources and node summary in status, and the not-ready/unreachable taints. The decision is
-// decideCluster (cluster_status.h); this class probes, reads caches and writes the difference.
+// The cluster controller (docs/design.md §5.1): for every FederatedCluster, a connection built
+// from its Secret, a readiness probe every period with hysteresis, the member's version, API
+// enablements, resources and node summary in status, and the not-ready/unreachable taints. The
+// decision is decideCluster (cluster_status.h); this class probes, reads caches and writes the
+// difference.
 #pragma once
 
 #include <chrono>

@@ -1,7 +1,7 @@
-// The cluster controller's decisions (DESIGN §5), as pure functions: how probe results settle into
-// a readiness (hysteresis), and what FederatedCluster status and taints follow from what was
-// observed. The reconciler around them probes the member, reads its caches, and writes only what
-// these functions say changed.
+// The cluster controller's decisions (docs/design.md §5.1), as pure functions: how probe results
+// settle into a readiness (hysteresis), and what FederatedCluster status and taints follow from
+// what was observed. The reconciler around them probes the member, reads its caches, and writes
+// only what these functions say changed.
 #pragma once
 
 #include <chrono>

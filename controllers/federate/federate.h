@@ -1,4 +1,4 @@
-// Deployment -> FederatedDeployment (DESIGN §5, federate): a Deployment that a policy governs (or
+// Deployment -> FederatedDeployment (docs/design.md §5.2): a Deployment that a policy governs (or
 // whose label names one) is represented by a FederatedDeployment of the same name, owned by it,
 // whose template follows the Deployment's labels, annotations and spec.
 #pragma once

@@ -1,6 +1,6 @@
-// The federate controller (DESIGN §5): a host Deployment that asks for Flotilla (policy label) or
-// is selected by a policy becomes a FederatedDeployment it owns; template changes follow; it goes
-// when the Deployment no longer asks. The decision is decideFederated (federate.h).
+// The federate controller (docs/design.md §5.2): a host Deployment that asks for Flotilla (policy
+// label) or is selected by a policy becomes a FederatedDeployment it owns; template changes follow;
+// it goes when the Deployment no longer asks. The decision is decideFederated (federate.h).
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

@@ -1,4 +1,4 @@
-// Which PropagationPolicy or ClusterPropagationPolicy governs a workload (DESIGN §3.2).
+// Which PropagationPolicy or ClusterPropagationPolicy governs a workload (docs/design.md §3.2).
 //
 // The winner is decided in this order:
 //  1. An explicit label on the workload: `flotilla.io/propagation-policy: <name>` names a

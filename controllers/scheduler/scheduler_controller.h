@@ -1,8 +1,8 @@
-// The scheduler controller (DESIGN §4, §5): the seed-002 scheduling queue fed by binding changes
-// that matter and by cluster events; workers pop a binding, decide whether and how to schedule it
-// (scheduler/schedule_type.h), run the scheduling cycle with the policy's SchedulingProfile and the
-// SchedulerExtenders, and write spec.clusters (one update, only when it differs) and status (one
-// write).
+// The scheduler controller (docs/design.md §4, §5.4): the seed-002 scheduling queue fed by binding
+// changes that matter and by cluster events; workers pop a binding, decide whether and how to
+// schedule it (scheduler/schedule_type.h), run the scheduling cycle with the policy's
+// SchedulingProfile and the SchedulerExtenders, and write spec.clusters (one update, only when it
+// differs) and status (one write).
 #pragma once
 
 #include <atomic>

@@ -1,7 +1,7 @@
-// Which events feed the scheduling queue (DESIGN §4.1, §4.2). The scheduler must not reschedule on
-// status writes, its own writes or operator restarts, and must not spin on bindings nothing has
-// changed for; cluster events re-activate unschedulable bindings the way kube-scheduler's node
-// events re-activate pods.
+// Which events feed the scheduling queue (docs/design.md §4.1, §4.2). The scheduler must not
+// reschedule on status writes, its own writes or operator restarts, and must not spin on bindings
+// nothing has changed for; cluster events re-activate unschedulable bindings the way
+// kube-scheduler's node events re-activate pods.
 #pragma once
 
 #include "api/flotilla_types.h"

@@ -110,6 +110,9 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
     for (const auto& [_, r] : targets) desired += r;
   }
   f.ready = std::to_string(f.readyReplicas) + "/" + std::to_string(desired);
+  std::string names;  // f starts from the stored status: built anew, never appended to
+  for (const auto& [cluster, _] : targets) names += (names.empty() ? "" : ",") + cluster;
+  f.clusterNames = std::move(names);
   f.observedGeneration = fd.metadata.generation;
   const int64_t gen = fd.metadata.generation;
   if (targets.empty()) {

@@ -72,6 +72,7 @@ TEST(Aggregate, AllReadyEverywhere) {
   EXPECT_EQ(f.replicas, 6);
   EXPECT_EQ(f.readyReplicas, 6);
   EXPECT_EQ(f.ready, "6/6");
+  EXPECT_EQ(f.clusterNames, "member1,member2");  // every cluster, for the CLUSTERS column
   EXPECT_EQ(f.observedGeneration, 2);
   EXPECT_EQ(api::findCondition(f.conditions, "Propagated")->status, "True");
   EXPECT_EQ(api::findCondition(f.conditions, "Available")->status, "True");

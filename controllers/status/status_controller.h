@@ -1,4 +1,4 @@
-// The status controller (DESIGN §5; issue #11): member Deployment status → the
+// The status controller (docs/design.md §5.6; issue #11): member Deployment status → the
 // FederatedDeployment's status, the ResourceBinding's aggregatedStatus, and the status of the host
 // Deployment the workload came from. The decision is aggregate() (aggregate.h); this reconciler
 // reads the caches (member Deployments through the member registry) and writes each status only

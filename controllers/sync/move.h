@@ -1,9 +1,9 @@
-// Make-before-break moves (DESIGN §5; issue #14): when replicas move from a live cluster to
-// another (auto-migration, failback, reweighting), the clusters that gain replicas are scaled up
-// at once, and those that lose them only as the workload's available replicas allow, so the sum
-// of available replicas over the members never drops below what the new placement asks (or
-// what there was). A pure decision: the sync controller feeds it the member Deployments it has
-// cached and applies the result.
+// Make-before-break moves (docs/design.md §5.8; issue #14): when replicas move from a live cluster
+// to another (auto-migration, failback, reweighting), the clusters that gain replicas are scaled up
+// at once, and those that lose them only as the workload's available replicas allow, so the sum of
+// available replicas over the members never drops below what the new placement asks (or what there
+// was). A pure decision: the sync controller feeds it the member Deployments it has cached and
+// applies the result.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
-// The sync controller (DESIGN §5; issue #11): per ResourceBinding, the member Deployment on every
-// target cluster (server-side apply, field manager "flotilla"), removal from clusters no longer
-// targeted, never touching objects Flotilla does not manage, per-cluster propagation state and
-// FullyApplied on the binding, and the cleanup finalizer of the FederatedDeployment.
+// The sync controller (docs/design.md §5.5; issue #11): per ResourceBinding, the member Deployment
+// on every target cluster (server-side apply, field manager "flotilla"), removal from clusters no
+// longer targeted, never touching objects Flotilla does not manage, per-cluster propagation state
+// and FullyApplied on the binding, and the cleanup finalizer of the FederatedDeployment.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

@@ -1,7 +1,7 @@
-// Scheduler extenders (seed 004, DESIGN §3.6): out-of-process filter and prioritize verbs called
-// over HTTP(S). This header holds the seam the scheduling cycle calls (ExtenderClient) and the pure
-// parts: configuration from a SchedulerExtender, the request body, and response parsing. The
-// wire format is documented in docs/extenders.md. The HTTP implementation lives in
+// Scheduler extenders (seed 004, docs/design.md §3.6): out-of-process filter and prioritize verbs
+// called over HTTP(S). This header holds the seam the scheduling cycle calls (ExtenderClient) and
+// the pure parts: configuration from a SchedulerExtender, the request body, and response parsing.
+// The wire format is documented in docs/extenders.md. The HTTP implementation lives in
 // http_extender_client.h so that the scheduler core has no networking dependency.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Plugin interfaces, one per extension point (DESIGN §4.3, seed 004). A plugin object may
+// Plugin interfaces, one per extension point (docs/design.md §4.3, seed 004). A plugin object may
 // implement several (TaintToleration filters and scores); the registry creates it once per profile.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The single plugin registry and scheduling profiles (DESIGN §3.5, §4.3; seed 004).
+// The single plugin registry and scheduling profiles (docs/design.md §3.5, §4.3; seed 004).
 #pragma once
 
 #include <boost/json/value.hpp>

@@ -40,7 +40,8 @@ RequestView requestView(const api::ResourceList& perReplica);
 
 // min over requests of available / request, bounded by available pods; 0 when a requested resource
 // is missing or exhausted, and 0 when nothing bounds it (no resources reported, or no requests and
-// no allocatable pods): capacity Flotilla does not know never counts as unlimited (DESIGN §4.5).
+// no allocatable pods): capacity Flotilla does not know never counts as unlimited
+// (docs/design.md §4.5).
 int64_t availableReplicas(const ResourceView& resources, const RequestView& requests);
 
 // Replicas of one workload a cluster can hold in all, `own` of which it already runs or has

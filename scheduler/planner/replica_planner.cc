@@ -30,7 +30,7 @@ struct DesiredPlan {
   int64_t remaining = 0;          // replicas that fit nowhere
 };
 
-// The min pass and the weighted rounds (DESIGN §4.4, seed 003's tables).
+// The min pass and the weighted rounds (docs/design.md §4.4, seed 003's tables).
 DesiredPlan desiredPlan(std::vector<Named> prefs, size_t slots, int64_t total) {
   DesiredPlan out{std::vector<int64_t>(slots, 0), std::vector<int64_t>(slots, 0), 0};
   int64_t remaining = total;
@@ -185,9 +185,9 @@ PlannerResult planWeighted(const PlannerInput& in) {
   return finish(prefs, plan, desired.overflow, desired.remaining, in.keepUnschedulableReplicas);
 }
 
-// Bin-packing (DESIGN §4.3 Divided/Aggregated): as few clusters as possible, clusters already
-// running the workload first (most replicas first), then by room (capacity, then maxReplicas),
-// then by the weighted order.
+// Bin-packing (docs/design.md §4.4, Divided/Aggregated): as few clusters as possible, clusters
+// already running the workload first (most replicas first), then by room (capacity, then
+// maxReplicas), then by the weighted order.
 PlannerResult planAggregated(const PlannerInput& in) {
   std::vector<Named> prefs = participants(in);
   int64_t ignored = 0;

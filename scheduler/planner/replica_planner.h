@@ -1,4 +1,5 @@
-// The replica planner (DESIGN §4.4): how many replicas each cluster gets, KubeAdmiral-compatible.
+// The replica planner (docs/design.md §4.4): how many replicas each cluster gets,
+// KubeAdmiral-compatible.
 //
 // Pure functions on plain structs; no I/O. The weighted planner reproduces KubeAdmiral's arithmetic
 // (seed 003): clusters ordered by weight, ties by FNV-1 hash of cluster name + workload key, a

@@ -1,4 +1,4 @@
-// The scheduling queue for ResourceBindings (DESIGN §4.1, seed 002: kube-scheduler's
+// The scheduling queue for ResourceBindings (docs/design.md §4.1, seed 002: kube-scheduler's
 // PriorityQueue). Three sub-queues:
 //  - activeQ: ready to schedule, ordered by priority (desc) then by when they became active;
 //  - backoffQ: failed recently, waiting out a per-binding exponential backoff (1s doubling to 10s);

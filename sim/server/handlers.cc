@@ -466,7 +466,13 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
         Request createReq{createHttp, req.query, req.path, req.resource};
         createReq.dryRun = req.dryRun;
         createReq.serverSideApply = true;
+        // The same requester: RBAC escalation checks and admission webhooks must see who applies
+        // (system:masters and holders of `bind` skip the role lookup, as in kube-apiserver).
+        createReq.user = req.user;
         auto created = create(createReq, seq);
+        req.warnings.insert(req.warnings.end(), createReq.warnings.begin(),
+                            createReq.warnings.end());
+        if (createReq.errorDetails) req.errorDetails = std::move(createReq.errorDetails);
         if (!created) return created.error();
         req.responseStatus = created->first;
         return std::move(created->second);

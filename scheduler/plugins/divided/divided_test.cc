@@ -1,6 +1,6 @@
-// Divided replicas against cluster capacity (DESIGN §4.5): dynamic weights and Aggregated division
-// never place beyond a cluster's room, unknown capacity attracts nothing, and a workload's own pods
-// never push it off a cluster it runs on. End to end through the default profile.
+// Divided replicas against cluster capacity (docs/design.md §4.5): dynamic weights and Aggregated
+// division never place beyond a cluster's room, unknown capacity attracts nothing, and a workload's
+// own pods never push it off a cluster it runs on. End to end through the default profile.
 #include "scheduler/plugins/divided/divided.h"
 
 #include <gmock/gmock.h>

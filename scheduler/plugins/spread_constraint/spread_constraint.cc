@@ -47,9 +47,9 @@ struct Grouping {
   size_t groups = 0;
 };
 
-// The search for a selection satisfying every spread constraint (DESIGN §4.3): for each group
-// constraint in turn, combinations of as many groups as it may keep (its best groups first, so
-// the first answer found prefers higher scores), then the clusters inside them.
+// The search for a selection satisfying every spread constraint (docs/design.md §4.3): for each
+// group constraint in turn, combinations of as many groups as it may keep (its best groups first,
+// so the first answer found prefers higher scores), then the clusters inside them.
 class Search {
  public:
   Search(CycleState& state, const SchedulingUnit& unit, const std::vector<ScoredCluster>& clusters,

@@ -1,6 +1,6 @@
-// Spread-constraint selection (DESIGN §4.3): groups are chosen so that every constraint holds
-// whenever some choice exists, higher scores preferred, deterministically. End to end through the
-// default profile; the property test compares with a brute force over every subset.
+// Spread-constraint selection (docs/design.md §4.3): groups are chosen so that every constraint
+// holds whenever some choice exists, higher scores preferred, deterministically. End to end through
+// the default profile; the property test compares with a brute force over every subset.
 #include "scheduler/plugins/spread_constraint/spread_constraint.h"
 
 #include <gmock/gmock.h>
