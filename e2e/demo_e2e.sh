@@ -16,13 +16,19 @@ WORK=$(mktemp -d)
 export HOME=$WORK KUBECACHEDIR=$WORK/kube-cache
 export FLOTILLA_DEMO_DIR=$WORK/run
 demo_pid=
-finish() {
+# stop_demo: whatever a demo left running (after a failed check) is stopped, so the next run and
+# the next test start clean.
+stop_demo() {
+  local f
+  for f in demo operator; do
+    [[ -f $FLOTILLA_DEMO_DIR/$f.pid ]] && kill -KILL "$(cat "$FLOTILLA_DEMO_DIR/$f.pid")" 2>/dev/null
+  done
   [[ -n $demo_pid ]] && kill -KILL -- "-$demo_pid" 2>/dev/null
-  [[ -f $FLOTILLA_DEMO_DIR/operator.pid ]] && kill -KILL "$(cat "$FLOTILLA_DEMO_DIR/operator.pid")" 2>/dev/null
   "$SIM" down --dir "$FLOTILLA_DEMO_DIR" >/dev/null 2>&1
-  rm -rf "$WORK"
+  [[ -n $demo_pid ]] && wait "$demo_pid" 2>/dev/null
+  demo_pid=
 }
-trap finish EXIT
+trap 'stop_demo; rm -rf "$WORK"' EXIT
 
 # start_demo LOG: the demo in a new session under script(1), which gives it a terminal; fd 9 is
 # the terminal's keyboard.
@@ -30,7 +36,8 @@ start_demo() {
   local log=$1
   rm -f "$WORK/keys"
   mkfifo "$WORK/keys"
-  setsid script -qfec "bash '$ROOT/scripts/demo.sh' '$BUILD'" /dev/null <"$WORK/keys" >"$log" 2>&1 &
+  SHELL=/bin/bash setsid script -qfec "exec bash '$ROOT/scripts/demo.sh' '$BUILD'" /dev/null \
+    <"$WORK/keys" >"$log" 2>&1 &
   demo_pid=$!
   exec 9>"$WORK/keys"
   local deadline=$((SECONDS + 240))
@@ -40,6 +47,8 @@ start_demo() {
     sleep 0.2
   done
   e2e_fail "the demo did not reach \"Press Ctrl-C\":"$'\n'"$(tail -n 40 "$log")"
+  stop_demo
+  exec 9>&-
   return 1
 }
 
@@ -54,7 +63,8 @@ serving() {
   kill -0 "$(cat "$FLOTILLA_DEMO_DIR/operator.pid")" 2>/dev/null || { echo "the operator exited"; return 1; }
   local port
   port=$(grep -o 'serving /healthz.* on https://127.0.0.1:[0-9]*' "$FLOTILLA_DEMO_DIR/operator.log" | grep -o '[0-9]*$' | head -1)
-  [[ -z $port ]] || curl -sk --max-time 5 "https://127.0.0.1:$port/healthz" >/dev/null ||
+  [[ -n $port ]] || { echo "the operator never logged its health port"; return 1; }
+  curl -sk --max-time 5 "https://127.0.0.1:$port/healthz" >/dev/null ||
     { echo "the operator's /healthz does not answer"; return 1; }
 }
 
@@ -63,12 +73,15 @@ serving() {
 ctrl_c() {
   local pids=() f
   for f in "$FLOTILLA_DEMO_DIR"/*.pid; do pids+=("$(cat "$f")"); done
-  expect_eq "processes the demo started (3 members, host, operator)" "${#pids[@]}" "5"
+  expect_eq "processes of the demo (itself, 3 members, host, operator)" "${#pids[@]}" "6"
   printf '\003' >&9
   local deadline=$((SECONDS + 60))
   while ((SECONDS < deadline)) && kill -0 "$demo_pid" 2>/dev/null; do sleep 0.1; done
   E2E_CHECKS=$((E2E_CHECKS + 1))
-  kill -0 "$demo_pid" 2>/dev/null && e2e_fail "the demo still runs 60 s after Ctrl-C"
+  if kill -0 "$demo_pid" 2>/dev/null; then
+    e2e_fail "the demo still runs 60 s after Ctrl-C"
+    stop_demo
+  fi
   wait "$demo_pid" 2>/dev/null
   exec 9>&-
   local pid alive=()
@@ -103,14 +116,34 @@ fi
 
 # 3. The operator stopping on its own ends the demo, which says so.
 if start_demo "$WORK/demo3.log"; then
-  host_pid=$(cat "$FLOTILLA_DEMO_DIR/host.pid")
+  fleet_pids=$(cat "$FLOTILLA_DEMO_DIR"/{host,member1,member2,member3}.pid)
   kill -KILL "$(cat "$FLOTILLA_DEMO_DIR/operator.pid")"
   deadline=$((SECONDS + 30))
   while ((SECONDS < deadline)) && kill -0 "$demo_pid" 2>/dev/null; do sleep 0.1; done
-  expect_contains "an operator that exits ends the demo, named" "$(cat "$WORK/demo3.log")" "demo: the operator exited"
   E2E_CHECKS=$((E2E_CHECKS + 1))
-  kill -0 "$host_pid" 2>/dev/null && e2e_fail "the host still runs after the demo ended"
-  demo_pid=
+  kill -0 "$demo_pid" 2>/dev/null && e2e_fail "the demo still runs 30 s after its operator died"
+  expect_contains "an operator that exits ends the demo, named" "$(cat "$WORK/demo3.log")" "demo: the operator exited"
+  left=
+  for pid in $fleet_pids; do kill -0 "$pid" 2>/dev/null && left+=" $pid"; done
+  expect_eq "clusters left running after the demo ended" "$left" ""
+  stop_demo
+  exec 9>&-
 fi
+
+# 4. A directory the demo did not make is never removed.
+mkdir -p "$WORK/mine" && echo keep >"$WORK/mine/host.kubeconfig"
+out=$(FLOTILLA_DEMO_DIR=$WORK/mine bash "$ROOT/scripts/demo.sh" "$BUILD" </dev/null 2>&1)
+expect_contains "a foreign directory is refused" "$out" "was not made by the demo"
+expect_eq "and kept" "$(cat "$WORK/mine/host.kubeconfig")" "keep"
+
+# 5. One demo per directory: while another holds it, a second one refuses and touches nothing.
+flock "$FLOTILLA_DEMO_DIR.lock" sleep 60 &
+holder=$!
+deadline=$((SECONDS + 10))
+until ! flock -n "$FLOTILLA_DEMO_DIR.lock" true 2>/dev/null || ((SECONDS > deadline)); do sleep 0.1; done
+out=$(bash "$ROOT/scripts/demo.sh" "$BUILD" </dev/null 2>&1)
+expect_contains "a second demo on the same directory is refused" "$out" "another demo is running"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
 
 e2e_summary

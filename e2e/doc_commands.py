@@ -35,11 +35,17 @@ def commands(text):
     heredoc = None  # the word that ends the current here-document
     for line in text.splitlines():
         if pending is not None:
+            if line.startswith("```"):
+                raise SystemExit("doc_commands: a command is still open at a closing fence: "
+                                 + pending.splitlines()[0])
             pending += "\n" + line
-            if heredoc is not None:
-                if line.strip() == heredoc:
+            if heredoc is not None:  # a here-document's body is data: only its end matters
+                if line == heredoc:
                     heredoc = None
-            if heredoc is None and not line.endswith("\\") and not open_quote(pending):
+                    out.append(pending)
+                    pending = None
+                continue
+            if not line.endswith("\\") and not open_quote(pending):
                 out.append(pending)
                 pending = None
             continue
@@ -59,13 +65,17 @@ def commands(text):
             continue
         if not command.strip() or command.lstrip().startswith("#"):
             continue
-        marker = re.search(r"<<-?\s*'?\"?([A-Za-z_]+)'?\"?", command)
+        marker = None if open_quote(command.split("<<")[0]) else re.search(
+            r"(?<!<)<<-?\s*'?\"?([A-Za-z_]+)'?\"?", command)
         if marker:
             heredoc = marker.group(1)
         if marker or command.endswith("\\") or open_quote(command):
             pending = command
         else:
             out.append(command)
+    if pending is not None:
+        raise SystemExit("doc_commands: a command is still open at the end: "
+                         + pending.splitlines()[0])
     return out
 
 

@@ -17,7 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-printf 'alice-token,alice,uid-alice,"dev,ops"\n' >"$WORK/tokens.csv"
+printf 'alice-token,alice,uid-alice,"dev,ops"\ncarol-token,carol,uid-carol,""\n' >"$WORK/tokens.csv"
 start_sim_with() {
   "$SIM" serve --dir "$WORK" --name host "$@" >>"$WORK/host.log" 2>&1 &
   echo $! >"$WORK/host.pid"
@@ -103,6 +103,12 @@ EOF
 )
 expect_contains "SSA create: escalation names the requester" "$out" \
   'roles.rbac.authorization.k8s.io "nodes-ssa" is forbidden: user "alice" (groups=["dev" "ops" "system:authenticated"])'
+# An apply that would create needs `create` too: carol may only get and patch ConfigMaps.
+k create role cm-patcher -n team --verb=get,patch --resource=configmaps >/dev/null
+k create rolebinding carol-patches -n team --role=cm-patcher --user=carol >/dev/null
+out=$(kubectl --token=carol-token apply --server-side -n team -f - 2>&1 <<<'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c1"}}')
+expect_contains "SSA create without create: Forbidden" "$out" 'Error from server (Forbidden): configmaps "c1" is forbidden'
+expect_contains "SSA create without create: nothing stored" "$(k get configmap c1 -n team 2>&1)" 'configmaps "c1" not found'
 # docs/install.md's first step, as a cluster admin (system:masters skips the escalation check and
 # the role lookup, so bindings of roles the same dry run "creates" are accepted); nothing is stored.
 out=$(k apply --server-side --dry-run=server -k "$ROOT/config/default")

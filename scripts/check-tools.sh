@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `make deps`, second half: the tools `make run` and the e2e suites use that Debian 12 does not
-# ship in a usable version. kubectl must be 1.24 or newer (`kubectl create token`; Debian 12's
-# kubernetes-client is 1.20) and curl must be on PATH. Says exactly what is missing and where to
-# get it; exit 1 when something is.
+# The tools `make run` and `make test` use that Debian 12 does not ship in a usable version:
+# kubectl 1.24 or newer (`kubectl create token`; Debian 12's kubernetes-client is 1.20) and curl.
+# Says exactly what is missing and where to get it; exit 1 when something is. `make deps` runs it
+# as a warning, `make test` and scripts/demo.sh (`make run`) as a requirement.
 set -uo pipefail
 missing=0
 if ! command -v curl >/dev/null; then

@@ -14,52 +14,94 @@
 # there is stopped and its data removed first, so a second `make run` behaves like the first.
 set -euo pipefail
 build_dir=${1:-build}
+run_dir=${FLOTILLA_DEMO_DIR:-}
+[[ -z $run_dir || $run_dir == /* ]] || run_dir=$PWD/$run_dir  # relative to where it was typed
 cd "$(dirname "$0")/.."
 root=$PWD
 [[ $build_dir == /* ]] || build_dir=$root/$build_dir
+run_dir=${run_dir:-$root/.run}
+shown_dir=${run_dir#"$root"/}
 sim="$build_dir/sim/flotilla-sim"
 operator="$build_dir/operator/flotilla-operator"
 ctl="$build_dir/cli/flotillactl"
-run_dir=${FLOTILLA_DEMO_DIR:-$root/.run}
-for tool in kubectl curl; do
-  command -v "$tool" >/dev/null || { echo "demo: $tool is not on PATH (make deps says where to get it)" >&2; exit 1; }
-done
+scripts/check-tools.sh >/dev/null || exit 1
+
+# One demo per directory at a time: a second one would stop the first one's fleet.
+mkdir -p "$(dirname "$run_dir")"
+exec 8>"$run_dir.lock"
+flock -n 8 || { echo "demo: another demo is running in $shown_dir (stop it with Ctrl-C first)" >&2; exit 1; }
+
+# alive_in_dir PIDFILE: the process the pid file names still runs and is this directory's
+# (a pid file left by a reboot may name some unrelated process by now).
+alive_in_dir() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$run_dir"
+}
 
 echo "== Flotilla demo: 6 replicas of web over 3 member clusters (2 regions, 3 zones) =="
 echo
-if [[ -e $run_dir/fleet.clusters || -e $run_dir/host.kubeconfig ]]; then
+# A demo's directory carries .flotilla-demo (or, made before that mark, the demo's
+# operator.kubeconfig next to the host's): nothing else is ever removed.
+made_by_demo() {
+  [[ -e $run_dir/.flotilla-demo || (-e $run_dir/host.kubeconfig && -e $run_dir/operator.kubeconfig) ]]
+}
+if [[ -e $run_dir ]] && ! made_by_demo && [[ -n $(ls -A "$run_dir" 2>/dev/null) ]]; then
+  echo "demo: $run_dir exists and was not made by the demo; choose another FLOTILLA_DEMO_DIR" >&2
+  exit 1
+fi
+if made_by_demo; then
   # The last demo's admission webhooks (failurePolicy Fail) point at its operator's port, which
   # is gone: its host would refuse every write. A demo starts from nothing instead.
+  alive_in_dir "$run_dir/operator.pid" && kill "$(cat "$run_dir/operator.pid")"
   "$sim" down --dir "$run_dir" >/dev/null 2>&1 || true
+  for f in "$run_dir"/*.pid; do
+    if alive_in_dir "$f"; then
+      echo "demo: $f still runs after flotilla-sim down; not removing $shown_dir" >&2
+      exit 1
+    fi
+  done
   rm -rf "$run_dir"
-  echo "(a previous demo's fleet in $run_dir was stopped and removed)"
+  echo "(a previous demo's fleet in $shown_dir was stopped and removed)"
 fi
 mkdir -p "$run_dir"
-echo "-- 1. The fleet on flotilla-sim (config/samples/sim/topology.yaml)"
-"$sim" up -f config/samples/sim/topology.yaml --dir "$run_dir" | sed 's/^/   /'
+touch "$run_dir/.flotilla-demo"
+echo $$ >"$run_dir/demo.pid"
 export KUBECONFIG=$run_dir/host.kubeconfig
 operator_pid=
+cleaned=
 cleanup() {
-  trap - EXIT INT TERM
+  [[ -n $cleaned ]] && return
+  cleaned=1
+  trap '' INT TERM HUP  # a second Ctrl-C must not cut the cleanup short
   # The webhook configurations first, while the host still answers: they name this operator's
   # port, and a host restarted from this data must not refuse writes to a dead webhook.
-  kubectl delete mutatingwebhookconfiguration flotilla-mutating-webhook-configuration \
-    --ignore-not-found --request-timeout 5s >/dev/null 2>&1 || true
-  kubectl delete validatingwebhookconfiguration flotilla-validating-webhook-configuration \
-    --ignore-not-found --request-timeout 5s >/dev/null 2>&1 || true
+  if [[ -e $run_dir/host.kubeconfig ]]; then
+    kubectl --kubeconfig "$run_dir/host.kubeconfig" delete \
+      mutatingwebhookconfiguration/flotilla-mutating-webhook-configuration \
+      validatingwebhookconfiguration/flotilla-validating-webhook-configuration \
+      --ignore-not-found --request-timeout 5s >/dev/null 2>&1 || true
+  fi
   if [[ -n $operator_pid ]] && kill "$operator_pid" 2>/dev/null; then
+    for _ in $(seq 1 100); do kill -0 "$operator_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$operator_pid" 2>/dev/null || true  # still shutting down after 10 s
     wait "$operator_pid" 2>/dev/null || true
   fi
-  "$sim" down --dir "$run_dir" | sed 's/^/   /'
+  "$sim" down --dir "$run_dir" | sed 's/^/   /' || true
+  rm -f "$run_dir/operator.pid" "$run_dir/demo.pid"
   echo "demo: stopped the operator and the fleet"
 }
 trap cleanup EXIT
 # Ctrl-C (SIGINT to the whole foreground group) and SIGTERM end the demo through cleanup.
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
+echo "-- 1. The fleet on flotilla-sim (config/samples/sim/topology.yaml)"
+"$sim" up -f config/samples/sim/topology.yaml --dir "$run_dir" | sed 's/^/   /'
 
 echo
-echo "-- 2. flotilla-operator against the host, as its ServiceAccount (log: .run/operator.log)"
+echo "-- 2. flotilla-operator against the host, as its ServiceAccount (log: $shown_dir/operator.log)"
 # Exactly config/rbac's permissions: the ServiceAccount, its ClusterRole and its Role, and a
 # token for it (kubectl create token), as the in-cluster Deployment would run.
 kubectl apply -k config/rbac | sed 's/^/   /'
@@ -131,7 +173,7 @@ YAML
 echo
 echo "-- 5. On the members, member by member"
 for m in member1 member2 member3; do
-  echo "   kubectl --kubeconfig .run/$m.kubeconfig get deploy,pods -n demo"
+  echo "   kubectl --kubeconfig $shown_dir/$m.kubeconfig get deploy,pods -n demo"
   kubectl --kubeconfig "$run_dir/$m.kubeconfig" get deploy,pods -n demo 2>&1 | sed 's/^/     /'
 done
 echo "   kubectl get fdeploy web -n demo -o jsonpath='{range .status.clusters[*]}...'"
@@ -139,7 +181,7 @@ kubectl get fdeploy web -n demo -o jsonpath='{range .status.clusters[*]}{.name}:
 
 cat <<MSG
 
-The fleet and the operator keep running (data in .run/). In another terminal:
+The fleet and the operator keep running (data in $shown_dir/). In another terminal:
    export KUBECONFIG=$run_dir/host.kubeconfig
    kubectl scale deployment web -n demo --replicas 9      # ScaleSchedule, running replicas stay
    kubectl get rb -n demo -w
@@ -163,7 +205,8 @@ while :; do
     tail -n 5 "$run_dir/operator.log" | sed 's/^/   /' >&2
     exit 1
   fi
-  if ! kill -0 "$host_pid" 2>/dev/null; then
+  # The host is not the demo's child (flotilla-sim up detaches it): a zombie counts as gone.
+  if ! kill -0 "$host_pid" 2>/dev/null || [[ $(awk '{print $3}' "/proc/$host_pid/stat" 2>/dev/null) == Z ]]; then
     echo "demo: the host API server (pid $host_pid) stopped; see $run_dir/host.log" >&2
     exit 1
   fi

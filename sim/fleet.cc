@@ -88,6 +88,30 @@ class Remote {
 
 bool alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
 
+// The process `pid` is this fleet's `serve` of cluster `name` in `dir` (its command line says so):
+// a pid file left behind by a reboot or a crash may name an unrelated process by now.
+bool servesCluster(pid_t pid, const fs::path& dir, const std::string& name) {
+  if (!alive(pid)) return false;
+  const std::string cmdline = readText("/proc/" + std::to_string(pid) + "/cmdline");
+  std::vector<std::string> args;
+  for (size_t start = 0; start < cmdline.size();) {
+    const size_t end = cmdline.find('\0', start);
+    args.push_back(cmdline.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  bool serve = false;
+  bool inDir = false;
+  bool named = false;
+  std::error_code ec;
+  for (size_t i = 0; i < args.size(); ++i) {
+    serve = serve || args[i] == "serve";
+    if (i + 1 < args.size() && args[i] == "--dir") inDir = fs::equivalent(args[i + 1], dir, ec);
+    if (i + 1 < args.size() && args[i] == "--name") named = args[i + 1] == name;
+  }
+  return serve && inDir && named;
+}
+
 pid_t readPid(const fs::path& dir, const std::string& name) {
   const std::string text = readText(dir / (name + ".pid"));
   try {
@@ -230,10 +254,14 @@ std::vector<std::string> fleetClusters(const fs::path& dir) {
     if (api::isDns1123Label(line) && std::find(names.begin(), names.end(), line) == names.end())
       names.push_back(line);
   if (!names.empty()) return names;
-  // A directory from before the fleet file: the clusters `up` started have a pid file.
+  // A directory from before the fleet file: the clusters `up` started have a pid file and their
+  // own CA (DIR/pki/NAME; other pid files, like the demo's operator.pid, have none).
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".pid") names.push_back(entry.path().stem().string());
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().stem().string();
+    if (entry.path().extension() == ".pid" && fs::is_directory(dir / "pki" / name, ec))
+      names.push_back(name);
+  }
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -245,17 +273,19 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
   std::vector<std::string> clusters = {topology.host};
   for (const auto& m : topology.members) clusters.push_back(m.name);
   {
-    // The fleet's own record of its clusters (`status` reads it): what an earlier `up` in this
-    // directory started, then this topology's clusters, each once.
-    std::vector<std::string> fleet = fleetClusters(dir);
-    for (const auto& name : clusters)
-      if (std::find(fleet.begin(), fleet.end(), name) == fleet.end()) fleet.push_back(name);
+    // The fleet's own record of its clusters (`status` reads it): this topology's clusters, and
+    // those an earlier `up` in this directory started that still run.
+    std::vector<std::string> fleet = clusters;
+    for (const auto& name : fleetClusters(dir))
+      if (std::find(fleet.begin(), fleet.end(), name) == fleet.end() &&
+          servesCluster(readPid(dir, name), dir, name))
+        fleet.push_back(name);
     std::ofstream file(dir / kFleetFile, std::ios::trunc);
     for (const auto& name : fleet) file << name << "\n";
   }
   for (const auto& name : clusters) {
     pid_t pid = readPid(dir, name);
-    if (alive(pid)) continue;
+    if (servesCluster(pid, dir, name)) continue;
     pid = spawn(self, dir, name, name != topology.host, serveArgs);
     if (pid < 0) {
       err << "flotilla-sim: cannot start " << name << "\n";
@@ -337,11 +367,11 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
 
 int down(const fs::path& dir, std::ostream& out) {
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".pid") continue;
-    const std::string name = entry.path().stem().string();
+  for (const auto& name : fleetClusters(dir)) {
+    const fs::path pidFile = dir / (name + ".pid");
+    if (!fs::exists(pidFile, ec)) continue;
     const pid_t pid = readPid(dir, name);
-    if (alive(pid)) {
+    if (servesCluster(pid, dir, name)) {
       ::kill(pid, SIGTERM);
       const auto deadline = std::chrono::steady_clock::now() + 10s;
       while (alive(pid) && std::chrono::steady_clock::now() < deadline)
@@ -349,7 +379,7 @@ int down(const fs::path& dir, std::ostream& out) {
       if (alive(pid)) ::kill(pid, SIGKILL);
       out << "stopped " << name << " (pid " << pid << ")\n";
     }
-    fs::remove(entry.path(), ec);
+    fs::remove(pidFile, ec);
   }
   return 0;
 }
@@ -365,14 +395,15 @@ int status(const fs::path& dir, std::ostream& out) {
   int down = 0;
   for (const auto& name : names) {
     const pid_t pid = readPid(dir, name);
+    const bool running = servesCluster(pid, dir, name);
     Remote remote(dir, name);
     std::string state = "stopped";
-    if (alive(pid)) {
+    if (running) {
       auto r = remote.call("GET", "/readyz");
       state = r && r->status == 200 ? "ready" : "not ready";
     }
     if (state != "ready") ++down;
-    out << name << "\tpid " << (alive(pid) ? std::to_string(pid) : "-") << "\t" << state << "\t"
+    out << name << "\tpid " << (running ? std::to_string(pid) : "-") << "\t" << state << "\t"
         << remote.url() << "\n";
   }
   return down == 0 ? 0 : 3;

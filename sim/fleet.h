@@ -43,10 +43,12 @@ api::Result<Topology> parseTopology(std::string_view yaml);
 // `serveArgs` are passed to every `serve` (--authorization-mode, --token-auth-file).
 int up(const Topology& topology, const std::filesystem::path& dir, const std::string& self,
        std::ostream& out, std::ostream& err, const std::vector<std::string>& serveArgs = {});
-// Stops every cluster started in DIR (SIGTERM, then SIGKILL after 10 s).
+// Stops every cluster of the fleet in DIR (SIGTERM, then SIGKILL after 10 s). Only processes
+// whose command line is that cluster's `serve --dir DIR` are signalled.
 int down(const std::filesystem::path& dir, std::ostream& out);
 // The clusters of the fleet in DIR: those `up` recorded in DIR/fleet.clusters (host first), or,
-// for a directory without that file, those with a DIR/NAME.pid. Never any other kubeconfig.
+// for a directory without that file, those with a DIR/NAME.pid and a DIR/pki/NAME. Never any
+// other kubeconfig or pid file.
 std::vector<std::string> fleetClusters(const std::filesystem::path& dir);
 // One line per cluster of fleetClusters(): name, pid, state, URL. Exit code 0 when every one is
 // ready, 3 when one is not (stopped or not ready), 1 when DIR holds no fleet.

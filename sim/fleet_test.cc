@@ -69,12 +69,30 @@ TEST(Fleet, StatusCountsOnlyTheClustersTheFleetStarted) {
   EXPECT_EQ(out.str().find("operator"), std::string::npos) << out.str();
 }
 
-TEST(Fleet, WithoutTheFleetFileTheClustersAreThoseWithAPidFile) {
+TEST(Fleet, WithoutTheFleetFileTheClustersAreThoseWithAPidFileAndACa) {
   TempDir dir;
-  dir.write("member2.pid", "0");
-  dir.write("host.pid", "0");
+  for (const char* name : {"member2", "host"}) {
+    dir.write(std::string(name) + ".pid", "0");
+    std::filesystem::create_directories(dir.path / "pki" / name);
+  }
+  // The demo's operator has a pid file and a kubeconfig but is no cluster.
+  dir.write("operator.pid", "0");
   dir.write("operator.kubeconfig", "apiVersion: v1\n");
   EXPECT_EQ(fleetClusters(dir.path), (std::vector<std::string>{"host", "member2"}));
+}
+
+TEST(Fleet, OnlyTheFleetsOwnServeProcessesCountAndAreStopped) {
+  TempDir dir;
+  dir.write("fleet.clusters", "host\n");
+  // A stale pid file naming a live process that is not this fleet's `serve` (this test).
+  dir.write("host.pid", std::to_string(::getpid()));
+  std::ostringstream listed;
+  EXPECT_EQ(status(dir.path, listed), 3);
+  EXPECT_NE(listed.str().find("host\tpid -\tstopped"), std::string::npos) << listed.str();
+  std::ostringstream out;
+  EXPECT_EQ(down(dir.path, out), 0);
+  EXPECT_EQ(out.str(), "");  // nothing signalled: this test still runs to check it
+  EXPECT_FALSE(std::filesystem::exists(dir.path / "host.pid"));
 }
 
 TEST(Fleet, AnEmptyDirectoryHoldsNoFleet) {

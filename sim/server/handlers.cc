@@ -7,11 +7,13 @@
 #include "api/names.h"
 #include "api/yaml.h"
 #include "sim/server/admission.h"
+#include "sim/server/authorizer.h"
 #include "sim/server/defaults.h"
 #include "sim/server/internal.h"
 #include "sim/server/managed_fields.h"
 #include "sim/server/patch.h"
 #include "sim/server/protobuf.h"
+#include "sim/server/rbac.h"
 #include "sim/server/schema.h"
 #include "sim/server/status.h"
 
@@ -469,6 +471,26 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
         // The same requester: RBAC escalation checks and admission webhooks must see who applies
         // (system:masters and holders of `bind` skip the role lookup, as in kube-apiserver).
         createReq.user = req.user;
+        // An apply that creates needs `create` as well as `patch` (kube-apiserver authorizes the
+        // create it turns into).
+        if (options_.authorizationMode != "AlwaysAllow") {
+          RequestAttributes creating;
+          creating.verb = "create";
+          creating.resourceRequest = true;
+          creating.group = r.group;
+          creating.version = r.version;
+          creating.resource = r.resource;
+          creating.ns = r.namespaced ? req.path.namespace_ : "";
+          creating.name = req.path.name;
+          if (auto decision = authorizer_->authorize(req.user, creating); !decision.allowed) {
+            auto status = forbiddenStatus(creating, req.user, decision.reason);
+            if (const auto* details = status.if_contains("details");
+                details && details->is_object())
+              req.errorDetails = details->as_object();
+            return api::Error{
+                api::reason::kForbidden, 403, std::string(status.at("message").as_string()), {}};
+          }
+        }
         auto created = create(createReq, seq);
         req.warnings.insert(req.warnings.end(), createReq.warnings.begin(),
                             createReq.warnings.end());
