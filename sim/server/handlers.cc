@@ -483,12 +483,15 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
           creating.ns = r.namespaced ? req.path.namespace_ : "";
           creating.name = req.path.name;
           if (auto decision = authorizer_->authorize(req.user, creating); !decision.allowed) {
-            auto status = forbiddenStatus(creating, req.user, decision.reason);
-            if (const auto* details = status.if_contains("details");
-                details && details->is_object())
-              req.errorDetails = details->as_object();
-            return api::Error{
-                api::reason::kForbidden, 403, std::string(status.at("message").as_string()), {}};
+            // Worded as kube-apiserver's create-on-patch check: the authorizer's reason (empty
+            // when no rule matched) after "is forbidden: ", not the request filter's sentence.
+            req.errorDetails = json::object{{"name", req.path.name}, {"kind", r.resource}};
+            if (!r.group.empty()) (*req.errorDetails)["group"] = r.group;
+            return api::Error{api::reason::kForbidden,
+                              403,
+                              qualifiedResource(r) + " \"" + req.path.name +
+                                  "\" is forbidden: " + decision.reason,
+                              {}};
           }
         }
         auto created = create(createReq, seq);
