@@ -56,6 +56,10 @@ member_replicas() {  # member_replicas NAME: the sum of spec.replicas over the m
   done
   echo $sum
 }
+# A step's command runs again on every poll, so what it checks is read inside it (a "$(...)"
+# argument would be read once, when the step starts, and a slow operator would never pass).
+members_have() { [[ $(member_replicas "$1") == "$2" ]]; }  # members_have NAME REPLICAS
+fdeploy_gone() { [[ -z $(kubectl get fdeploy "$1" -n $NS -o name 2>/dev/null) ]]; }
 members_empty() {
   local m
   for m in member1 member2 member3; do
@@ -107,13 +111,13 @@ scenario() {
   }
   deployment "$w" 6
   step "scheduled" scheduled "$w" || return 1
-  step "6 replicas on the members" test "$(member_replicas "$w")" = 6 || return 1
+  step "6 replicas on the members" members_have "$w" 6 || return 1
   step "host Deployment status 6/6" host_ready "$w" 6 || return 1
   deployment "$w" 9
-  step "scaled to 9 on the members" test "$(member_replicas "$w")" = 9 || return 1
+  step "scaled to 9 on the members" members_have "$w" 9 || return 1
   kubectl delete deploy "$w" -n $NS --wait=false >/dev/null
   step "member Deployments removed" members_empty "$w" || return 1
-  step "FederatedDeployment removed" test -z "$(kubectl get fdeploy "$w" -n $NS -o name 2>/dev/null)" || return 1
+  step "FederatedDeployment removed" fdeploy_gone "$w" || return 1
   forbidden "$op" && { echo "Forbidden in the log: $(grep "$RBAC_DENIED" "$WORK/operator-$op.log" | head -1)"; return 1; }
   return 0
 }
