@@ -2,6 +2,8 @@
 #   docker build -t ghcr.io/flotilla-io/flotilla-operator:0.1.0 .
 # Stage 1 builds the operator alone (no tests, no sim) on Debian 12 with Boost 1.81; stage 2 is
 # Debian 12 slim with only the shared libraries it links, running as an unprivileged user.
+# `make image` (scripts/build-image.sh) builds the same image without a container daemon; keep the
+# runtime packages below in step with what that script copies (ldd's list, sleep, the CA bundle).
 FROM debian:12 AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \

@@ -11,11 +11,11 @@ JOBS      ?= $(shell nproc)
 DEPS := cmake ninja-build ccache g++ pkg-config \
         libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev \
         libssl-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev \
-        clang-format clang-tidy python3
+        clang-format clang-tidy python3 umoci
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: help deps build build-asan test test-unit test-asan lint format crds run bench bench-e2e fuzz chaos clean
+.PHONY: help deps build build-asan image test test-unit test-asan lint format crds run bench bench-e2e fuzz chaos clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -44,7 +44,13 @@ build: deps $(BUILD_DIR)/build.ninja ## Build everything (Release)
 build-asan: deps $(ASAN_DIR)/build.ninja ## Build everything with ASan+UBSan
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 
-test-unit: build ## Unit tests on the Release build
+# No container daemon: the root filesystem is this machine's Debian files, umoci writes the OCI
+# layout (scripts/build-image.sh says what goes in; docs/install.md how to load it).
+image: deps $(BUILD_DIR)/build.ninja ## The operator's image archive, build/flotilla-operator-image.tar
+	cmake --build $(BUILD_DIR) --target flotilla-operator
+	scripts/build-image.sh $(BUILD_DIR)/operator/flotilla-operator $(BUILD_DIR)/flotilla-operator-image.tar
+
+test-unit: build image ## Unit tests on the Release build (and the e2e of the image)
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: build-asan ## Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer

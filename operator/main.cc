@@ -328,8 +328,8 @@ int main(int argc, char** argv) {
         [server = webhookServer.get()](kube::MetricsWriter& w) { server->collectMetrics(w); });
   }
 
-  spdlog::info("flotilla-operator starting against {} (leader election {})", config->server,
-               options.leaderElect ? "on" : "off");
+  spdlog::info("flotilla-operator starting against {} ({}; leader election {})", config->server,
+               config->source, options.leaderElect ? "on" : "off");
   int code = 1;
   try {
     code = manager->run();
