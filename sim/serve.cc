@@ -181,6 +181,7 @@ int serve(const ServeOptions& options, std::ostream& log) {
   apiOptions.tokens = {token};
   apiOptions.tokenFile = std::move(tokenFile);
   apiOptions.serviceAccountKey = signingKey;
+  apiOptions.rootCaPem = pki->caPem;
   apiOptions.authorizationMode = options.authorizationMode;
   apiOptions.bookmarkInterval = options.bookmarkInterval;
   apiOptions.faults = faults;

@@ -381,6 +381,16 @@ std::optional<UserInfo> ApiServer::authenticate(const net::HttpRequest& http) {
   if (!account || metaString(*account, "uid") != claims->uid ||
       !metaString(*account, "deletionTimestamp").empty())
     return std::nullopt;
+  // A legacy token lives as long as its Secret holds it (deleting the Secret revokes it).
+  if (!claims->secretName.empty()) {
+    auto secret = store_.get({"/secrets", claims->ns, claims->secretName});
+    if (!secret || !metaString(*secret, "deletionTimestamp").empty()) return std::nullopt;
+    const auto* data = secret->if_contains("data");
+    const auto* held = data && data->is_object() ? data->as_object().if_contains("token") : nullptr;
+    auto decoded = held && held->is_string() ? api::base64Decode(held->as_string())
+                                             : std::optional<std::string>();
+    if (!decoded || !constantTimeEqual(*decoded, token)) return std::nullopt;
+  }
   return serviceAccountUser(claims->ns, claims->name, claims->uid);
 }
 
@@ -692,6 +702,10 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
   }
   if (result && method != "GET" && r.group == kRbacGroup && r.resource == "clusterroles")
     seq = std::max(seq, aggregateClusterRoles(store_));  // the aggregation controller's work
+  if (result && method != "GET" && r.group.empty() &&
+      (r.resource == "secrets" || r.resource == "serviceaccounts"))  // the token controller's
+    seq = std::max(seq, fillServiceAccountTokenSecrets(store_, options_.serviceAccountKey,
+                                                       options_.rootCaPem));
   co_await waitDurable(store_, seq);
   if (!result) {
     {

@@ -39,6 +39,9 @@ struct ApiServerOptions {
   std::vector<TokenFileEntry> tokenFile;
   // Signs and verifies ServiceAccount tokens (TokenRequest). Empty: a random key per server.
   std::string serviceAccountKey;
+  // The CA the token controller writes into token Secrets as ca.crt (kube-controller-manager's
+  // --root-ca-file): the one that signed this server's serving certificate.
+  std::string rootCaPem;
   // "RBAC" (kube-apiserver's --authorization-mode=RBAC) or "AlwaysAllow".
   std::string authorizationMode = "RBAC";
   std::chrono::milliseconds bookmarkInterval{30'000};  // allowWatchBookmarks

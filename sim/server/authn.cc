@@ -136,6 +136,17 @@ api::Result<std::vector<TokenFileEntry>> parseTokenFile(std::string_view text,
 
 std::string signServiceAccountToken(const std::string& key, const ServiceAccountToken& c) {
   json::object header{{"alg", "HS256"}, {"typ", "JWT"}};
+  if (!c.secretName.empty()) {  // kube-apiserver's legacy claims
+    const json::object payload{{"iss", kLegacyIssuer},
+                               {"kubernetes.io/serviceaccount/namespace", c.ns},
+                               {"kubernetes.io/serviceaccount/secret.name", c.secretName},
+                               {"kubernetes.io/serviceaccount/service-account.name", c.name},
+                               {"kubernetes.io/serviceaccount/service-account.uid", c.uid},
+                               {"sub", "system:serviceaccount:" + c.ns + ":" + c.name}};
+    const std::string input =
+        base64Url(json::serialize(header)) + "." + base64Url(json::serialize(payload));
+    return input + "." + base64Url(hmacSha256(key, input));
+  }
   json::array audiences;
   for (const auto& a : c.audiences) audiences.emplace_back(a);
   json::object payload{
@@ -176,6 +187,21 @@ api::Result<ServiceAccountToken> verifyServiceAccountToken(const std::string& ke
   if (ec || !payload.is_object()) return tokenError("malformed payload");
   const auto& p = payload.as_object();
   ServiceAccountToken out;
+  if (const auto* iss = p.if_contains("iss");
+      iss && iss->is_string() && iss->as_string() == kLegacyIssuer) {
+    auto claim = [&](const char* name) {
+      const auto* v = p.if_contains(std::string("kubernetes.io/serviceaccount/") + name);
+      return v && v->is_string() ? std::string(v->as_string()) : std::string();
+    };
+    out.ns = claim("namespace");
+    out.name = claim("service-account.name");
+    out.uid = claim("service-account.uid");
+    out.secretName = claim("secret.name");
+    if (out.ns.empty() || out.name.empty() || out.secretName.empty())
+      return tokenError("missing claims");
+    out.audiences.emplace_back(kApiAudience);  // legacy tokens are for the API server itself
+    return out;
+  }
   const auto* exp = p.if_contains("exp");
   const auto* iat = p.if_contains("iat");
   const auto* k8s = p.if_contains("kubernetes.io");

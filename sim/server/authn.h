@@ -14,8 +14,12 @@
 
 namespace flotilla::sim {
 
+class Store;
+
 // The audience kube-apiserver gives tokens by default; only tokens for it authenticate.
 inline constexpr std::string_view kApiAudience = "https://kubernetes.default.svc.cluster.local";
+// The issuer of legacy (Secret-held) ServiceAccount tokens.
+inline constexpr std::string_view kLegacyIssuer = "kubernetes/serviceaccount";
 
 struct TokenFileEntry {
   std::string token;
@@ -31,6 +35,10 @@ struct ServiceAccountToken {
   std::string ns, name, uid;  // the ServiceAccount
   std::vector<std::string> audiences;
   api::Clock::time_point issuedAt, expiresAt;
+  // Set for a legacy token, the kind the token controller writes into a
+  // kubernetes.io/service-account-token Secret: issuer kubernetes/serviceaccount, no audience and
+  // no expiry; valid while that Secret exists and still holds it.
+  std::string secretName;
 };
 
 std::string signServiceAccountToken(const std::string& key, const ServiceAccountToken& claims);
@@ -40,6 +48,14 @@ api::Result<ServiceAccountToken> verifyServiceAccountToken(const std::string& ke
                                                            api::Clock::time_point now);
 // Whether the bearer token looks like a JWT (three base64url parts).
 bool looksLikeJwt(std::string_view token);
+
+// The token controller's work (kube-controller-manager's serviceaccount-token controller): every
+// kubernetes.io/service-account-token Secret naming an existing ServiceAccount in its
+// kubernetes.io/service-account.name annotation, and not filled yet, gets data.token (a legacy
+// token), data.ca.crt (`caPem`), data.namespace and the account's uid annotation. Returns the
+// commit sequence of the last write (0: nothing written).
+uint64_t fillServiceAccountTokenSecrets(Store& store, const std::string& key,
+                                        const std::string& caPem);
 
 // system:serviceaccount:NS:NAME in system:serviceaccounts, system:serviceaccounts:NS and
 // system:authenticated.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <boost/json.hpp>
 
+#include "api/base64.h"
 #include "kube/net/http_client.h"
 #include "kube/net/test_server.h"
 #include "sim/server/api_server.h"
@@ -140,6 +141,45 @@ TEST_F(RbacApiTest, ServiceAccountTokenIsForbiddenUntilARoleBindingAllows) {
                 .status,
             201);
   EXPECT_EQ(call(token, "GET", "/api/v1/namespaces/team/configmaps").status, 401);  // new uid
+}
+
+// kube-controller-manager's token controller: a kubernetes.io/service-account-token Secret is
+// answered empty, then filled; its token is the account's until the Secret goes, and never
+// expires (the long-lived credential flotillactl join gives a member).
+TEST_F(RbacApiTest, TokenSecretIsFilledAndLivesAsLongAsTheSecret) {
+  ASSERT_EQ(admin("POST", "/api/v1/namespaces",
+                  R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})")
+                .status,
+            201);
+  const std::string secret =
+      R"({"apiVersion":"v1","kind":"Secret","type":"kubernetes.io/service-account-token",)"
+      R"("metadata":{"name":"bot-token","annotations":{"kubernetes.io/service-account.name":"bot"}}})";
+  auto created = admin("POST", "/api/v1/namespaces/team/secrets", secret);
+  ASSERT_EQ(created.status, 201);
+  EXPECT_FALSE(created.body.as_object().contains("data"));  // as kube: the controller fills it
+  // No ServiceAccount yet: left empty until one appears.
+  EXPECT_FALSE(
+      admin("GET", "/api/v1/namespaces/team/secrets/bot-token").body.as_object().contains("data"));
+  auto account = admin("POST", "/api/v1/namespaces/team/serviceaccounts",
+                       R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"bot"}})");
+  ASSERT_EQ(account.status, 201);
+  auto filled = admin("GET", "/api/v1/namespaces/team/secrets/bot-token");
+  ASSERT_TRUE(filled.body.at("data").as_object().contains("token"));
+  EXPECT_EQ(filled.body.at("data").at("namespace").as_string(), api::base64Encode("team"));
+  EXPECT_EQ(filled.body.at("metadata").at("annotations").at("kubernetes.io/service-account.uid"),
+            account.body.at("metadata").at("uid"));
+  const std::string token =
+      api::base64Decode(filled.body.at("data").at("token").as_string()).value();
+  auto denied = call(token, "GET", "/api/v1/namespaces/team/configmaps");
+  EXPECT_EQ(denied.status, 403);
+  EXPECT_EQ(denied.body.at("message"),
+            "configmaps is forbidden: User \"system:serviceaccount:team:bot\" cannot list resource "
+            "\"configmaps\" in API group \"\" in the namespace \"team\"");
+  skew_ = std::chrono::hours(24 * 365 * 10);
+  EXPECT_EQ(call(token, "GET", "/api/v1/namespaces/team/configmaps").status, 403);  // no expiry
+  skew_ = 0s;
+  ASSERT_EQ(admin("DELETE", "/api/v1/namespaces/team/secrets/bot-token").status, 200);
+  EXPECT_EQ(call(token, "GET", "/api/v1/namespaces/team/configmaps").status, 401);  // revoked
 }
 
 TEST_F(RbacApiTest, TokenRequestErrors) {
