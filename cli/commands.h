@@ -27,4 +27,9 @@ int runCrds(const Args& args, std::ostream& out, std::ostream& err);
 // configurations (for config/webhook, or for an operator outside the cluster).
 int runWebhooks(const Args& args, std::ostream& out, std::ostream& err);
 
+// `flotillactl join NAME --cluster-kubeconfig FILE [...]`: registers a member (cli/join.h).
+int runJoin(const Args& args, std::ostream& out, std::ostream& err);
+// `flotillactl unjoin NAME [--cluster-kubeconfig FILE] [...]`: the reverse.
+int runUnjoin(const Args& args, std::ostream& out, std::ostream& err);
+
 }  // namespace flotilla::cli

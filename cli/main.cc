@@ -1,4 +1,4 @@
-// flotillactl: Flotilla's offline command-line tool.
+// flotillactl: Flotilla's command-line tool (offline tools, and join/unjoin of member clusters).
 #include <iostream>
 
 #include "cli/commands.h"
@@ -6,7 +6,7 @@
 namespace {
 
 constexpr const char* kHelp =
-    "flotillactl - offline tools for Flotilla, the multi-cluster scheduling operator\n"
+    "flotillactl - the command-line tool of Flotilla, the multi-cluster scheduling operator\n"
     "\n"
     "Usage: flotillactl <command> [flags]\n"
     "\n"
@@ -16,6 +16,8 @@ constexpr const char* kHelp =
     "  plan -f FILE       Run the replica planner alone (JSON in, JSON out)\n"
     "  schedule -f FILE   Run the whole scheduler offline (placement, verdicts, scores)\n"
     "  webhooks           Print the operator's webhook configurations (--url for local runs)\n"
+    "  join NAME          Register a member cluster (--cluster-kubeconfig FILE) with the host\n"
+    "  unjoin NAME        Remove a member cluster's registration, on the host and the member\n"
     "  version            Print the version\n"
     "\n"
     "Run `flotillactl <command> --help` for a command's flags.\n";
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
     std::cout << "flotillactl 0.1.0 (flotilla.io/v1alpha1)\n";
     return 0;
   }
+  if (command == "join") return flotilla::cli::runJoin(args, std::cout, std::cerr);
+  if (command == "unjoin") return flotilla::cli::runUnjoin(args, std::cout, std::cerr);
   if (command == "plan") return flotilla::cli::runPlan(args, std::cin, std::cout, std::cerr);
   if (command == "schedule")
     return flotilla::cli::runSchedule(args, std::cin, std::cout, std::cerr);

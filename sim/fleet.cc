@@ -220,6 +220,10 @@ api::Result<Topology> parseTopology(std::string_view yaml) {
     if (std::find(names.begin(), names.end(), m.name) != names.end())
       return api::badRequest(path + ".name: \"" + m.name + "\" is used twice");
     names.push_back(m.name);
+    if (const auto* r = o.if_contains("register")) {
+      if (!r->is_bool()) return api::badRequest(path + ".register: must be true or false");
+      m.registered = r->as_bool();
+    }
     if (const auto* labels = o.if_contains("labels"); labels && labels->is_object()) {
       for (const auto& [k, v] : labels->as_object())
         if (v.is_string()) m.labels[std::string(k)] = std::string(v.as_string());
@@ -335,8 +339,16 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
                               {"provider", m.provider},
                               {"region", m.region},
                               {"zone", m.zone}}}};
-    for (auto r : {host.apply("/api/v1/namespaces/flotilla-system/secrets/" + secretName, secret),
-                   host.apply("/apis/flotilla.io/v1alpha1/federatedclusters/" + m.name, cluster)}) {
+    if (!m.registered) {
+      out << "flotilla-sim: " << m.name << " is not registered (register: false)\n";
+    }
+    for (auto r :
+         m.registered
+             ? std::vector{host.apply("/api/v1/namespaces/flotilla-system/secrets/" + secretName,
+                                      secret),
+                           host.apply("/apis/flotilla.io/v1alpha1/federatedclusters/" + m.name,
+                                      cluster)}
+             : std::vector<decltype(host.apply("", secret))>{}) {
       if (!r) {
         err << "flotilla-sim: " << r.error().message << "\n";
         return 1;

@@ -26,6 +26,8 @@ struct MemberSpec {
   std::string zone;
   std::map<std::string, std::string> labels;
   NodePool nodes;
+  // `register: false`: started but not registered on the host (for `flotillactl join` to do).
+  bool registered = true;
 };
 
 struct Topology {

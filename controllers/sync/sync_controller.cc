@@ -229,6 +229,11 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
           return fail(propagation::kCreationFailed,
                       "creating namespace " + ns + ": " + created.error().message);
         }
+      } else if (!nsObject) {  // say why (a Forbidden), not the apply's "namespace not found"
+        (unreachable(nsObject.error()) ? retry->soon : retry->backoff) = true;
+        return fail(unreachable(nsObject.error()) ? propagation::kClusterNotReady
+                                                  : propagation::kCreationFailed,
+                    "reading namespace " + ns + ": " + nsObject.error().message);
       }
     }
   }
