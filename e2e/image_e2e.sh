@@ -91,8 +91,9 @@ eventually 30 curl -skf "https://127.0.0.1:$(operator_port image)/readyz" ||
   e2e_fail "the operator from the image never became ready"
 
 # --- The demo workload is scheduled and applied ---
-kubectl apply -f "$ROOT/config/samples/demo/00-namespace.yaml" -f "$ROOT/config/samples/demo/02-policy.yaml" \
-  -f "$ROOT/config/samples/demo/03-deployment.yaml" >/dev/null
+# (in the suite's namespace: on real clusters a fresh one per run)
+for f in 00-namespace 02-policy 03-deployment; do cat "$ROOT/config/samples/demo/$f.yaml"; echo ---; done |
+  sed -E "s/^(  name|  namespace): demo$/\1: $NS/" | kubectl apply -f - >/dev/null
 eventually 30 scheduled web || e2e_fail "web should be scheduled: $(kubectl get rb web -n $NS -o yaml 2>&1)"
 member_sum() {
   local m sum=0 r
