@@ -295,6 +295,7 @@ int join(const JoinOptions& o, ClusterApi& host, ClusterApi& member, const Pause
   }
   std::vector<Access> hostWants = writes("", "secrets", kSystemNamespace);
   for (auto& a : writes("flotilla.io", "federatedclusters", "")) hostWants.push_back(a);
+  hostWants.push_back({"flotilla.io", "federatedclusters", "list", "", ""});
   if (!missing(host, "host", hostWants, lacking, err)) return 1;
   if (!lacking.empty()) {
     reportLacking("host", "host", lacking, err);
@@ -364,12 +365,32 @@ int join(const JoinOptions& o, ClusterApi& host, ClusterApi& member, const Pause
   for (const auto& object : memberObjects())
     if (!applyObject(member, where, object, out, err)) return 1;
 
-  // 5. The token, once the member's token controller has written it.
+  // 5. The token, once the member's token controller has written it, and only one written for
+  // the ServiceAccount as it is now (a Secret left from an account deleted and re-created holds a
+  // token that no longer authenticates: it is replaced).
   std::string token, tokenCa;
+  const json::object tokenSecret = memberObjects().back();
   for (int i = 0; i < o.tokenPolls && token.empty(); ++i) {
     if (i > 0) pause();
+    auto account = member.get(kServiceAccounts, kSystemNamespace, kMemberAccount);
     auto secret = member.get(kSecrets, kSystemNamespace, kMemberTokenSecret);
-    if (!secret) continue;
+    if (!account || (!secret && !isNotFound(secret.error()))) continue;
+    const std::string uid =
+        secret ? str(*secret, {"metadata", "annotations", "kubernetes.io/service-account.uid"})
+               : "";
+    if (secret && !uid.empty() && uid != str(*account, {"metadata", "uid"})) {
+      out << where << ": secret/" << kMemberTokenSecret
+          << " belongs to an earlier ServiceAccount of that name: replaced\n";
+      if (auto removed = member.remove(kSecrets, kSystemNamespace, kMemberTokenSecret);
+          !removed && !isNotFound(removed.error()))
+        continue;
+      secret = api::Error{api::reason::kNotFound, 404, "replaced", {}};
+    }
+    if (!secret) {  // deleted (by us just now, or by the token controller): written again
+      if (!applyObject(member, where, tokenSecret, out, err)) return 1;
+      continue;
+    }
+    if (uid.empty()) continue;  // not filled yet
     auto decoded = api::base64Decode(str(*secret, {"data", "token"}));
     if (decoded) token = *decoded;
     auto ca = api::base64Decode(str(*secret, {"data", "ca.crt"}));
@@ -415,6 +436,28 @@ int unjoin(const JoinOptions& o, ClusterApi& host, ClusterApi* member, const Pau
           << ", but FederatedCluster \"" << o.name << "\" registers cluster id " << registered
           << "; nothing was deleted\n";
       return 1;
+    }
+  }
+  if (!fc && member) {  // not under this name: under another, the member side is still in use
+    auto id = clusterId(*member);
+    auto all = host.getPath("/apis/flotilla.io/v1alpha1/federatedclusters");
+    if (!id || !all) {
+      err << "flotillactl: cannot tell whether the member is registered under another name: "
+          << (!id ? id.error().message : all.error().message) << "\n";
+      return 1;
+    }
+    if (const auto* items = all->is_object() ? all->as_object().if_contains("items") : nullptr;
+        items && items->is_array()) {
+      for (const auto& item : items->as_array()) {
+        if (!item.is_object() ||
+            str(item.as_object(), {"metadata", "annotations", kClusterIdAnnotation}) != *id)
+          continue;
+        const std::string other = str(item.as_object(), {"metadata", "name"});
+        err << "flotillactl: federatedcluster/" << o.name << " does not exist, and the member is "
+            << "registered as \"" << other << "\" (its credentials are in use): nothing was "
+            << "deleted; did you mean `flotillactl unjoin " << other << "`?\n";
+        return 1;
+      }
     }
   }
   std::string secretName = o.name + "-credentials";

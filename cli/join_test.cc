@@ -54,14 +54,22 @@ class FakeCluster : public ClusterApi {
       const auto rv = previous["metadata"].as_object()["resourceVersion"];
       previous["metadata"].as_object().erase("resourceVersion");
       stored = previous;
-      for (const auto& [field, value] : object) stored[field] = value;
+      merge(stored, object);
       if (previous == stored) version = std::stoll(std::string(rv.as_string()));
+    } else {
+      stored["metadata"].as_object()["uid"] = "uid-" + std::to_string(version);
     }
     applied.push_back(k);
     if (tokenController && str(object, "type") == "kubernetes.io/service-account-token" &&
-        !stored.contains("data"))
+        !stored.contains("data")) {
       stored["data"] = json::object{{"token", api::base64Encode("member-token")},
                                     {"ca.crt", api::base64Encode("TOKEN CA")}};
+      const auto& account =
+          objects_.at(key("serviceaccounts", "flotilla-system", "flotilla-member"));
+      stored["metadata"]
+          .as_object()["annotations"]
+          .as_object()["kubernetes.io/service-account.uid"] = account.at("metadata").at("uid");
+    }
     json::object withVersion = stored;
     withVersion["metadata"].as_object()["resourceVersion"] = std::to_string(version);
     objects_[k] = withVersion;
@@ -112,6 +120,16 @@ class FakeCluster : public ClusterApi {
   std::vector<std::string> applied, removed;
 
  private:
+  // Server-side apply's merge of maps: the applier's fields over the stored ones, which stay.
+  static void merge(json::object& into, const json::object& from) {
+    for (const auto& [field, value] : from) {
+      auto* existing = into.if_contains(field);
+      if (existing && existing->is_object() && value.is_object())
+        merge(existing->as_object(), value.as_object());
+      else
+        into[field] = value;
+    }
+  }
   static std::string key(const std::string& r, const std::string& ns, const std::string& n) {
     return r + "/" + ns + "/" + n;
   }
@@ -277,6 +295,34 @@ TEST_F(JoinTest, ATokenThatNeverComesEndsWithTheReasonAndNoHostWrites) {
   EXPECT_NE(err_.str().find("was not given a token"), std::string::npos) << err_.str();
   EXPECT_EQ(pauses_, 2);  // three reads, a pause between each
   EXPECT_TRUE(host_.applied.empty());
+}
+
+TEST_F(JoinTest, ATokenOfAnEarlierServiceAccountIsReplaced) {
+  ASSERT_EQ(runJoin(), 0) << err_.str();
+  // The account deleted and re-created (a new uid): the Secret's token no longer authenticates.
+  member_.remove({"", "v1", "serviceaccounts", true, "ServiceAccount"}, "flotilla-system",
+                 "flotilla-member");
+  ASSERT_EQ(runJoin(), 0) << err_.str();
+  EXPECT_NE(out_.str().find("belongs to an earlier ServiceAccount of that name: replaced\n"
+                            "member member3: secret/flotilla-member-token created\n"),
+            std::string::npos)
+      << out_.str();
+  const auto& secret = member_.at("secrets", "flotilla-system", "flotilla-member-token");
+  EXPECT_EQ(
+      secret.at("metadata").at("annotations").at("kubernetes.io/service-account.uid"),
+      member_.at("serviceaccounts", "flotilla-system", "flotilla-member").at("metadata").at("uid"));
+}
+
+TEST_F(JoinTest, UnjoinOfAnotherNameLeavesAMemberRegisteredAsSomethingElse) {
+  ASSERT_EQ(runJoin(), 0) << err_.str();
+  options_.name = "typo";
+  EXPECT_EQ(runUnjoin(&member_), 1);
+  EXPECT_NE(err_.str().find("is registered as \"member3\" (its credentials are in use): nothing "
+                            "was deleted"),
+            std::string::npos)
+      << err_.str();
+  EXPECT_TRUE(member_.removed.empty());
+  EXPECT_TRUE(host_.removed.empty());
 }
 
 TEST_F(JoinTest, UnjoinRemovesBothSidesAndIsIdempotent) {

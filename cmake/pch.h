@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/json.hpp>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -22,8 +23,6 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
-
-#include <boost/json.hpp>
 
 // Not Asio: its headers give every file that includes them static references to error
 // categories compiled in flotilla_net (kube/net/asio_impl.cc), which programs that do not link

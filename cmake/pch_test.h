@@ -1,7 +1,7 @@
 // cmake/pch.h plus GoogleTest and GoogleMock, for the unit-test binaries.
 #pragma once
 
-#include "cmake/pch.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "cmake/pch.h"

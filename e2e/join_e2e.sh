@@ -42,7 +42,8 @@ expect_eq "an unreachable member: exit 1" "$?" "1"
 expect_contains "an unreachable member is named" "$out" \
   "flotillactl: cannot reach the member cluster at https://127.0.0.1:1:"
 
-mkubectl member3 create serviceaccount weak -n default >/dev/null
+mkubectl member3 get serviceaccount weak -n default >/dev/null 2>&1 ||
+  mkubectl member3 create serviceaccount weak -n default >/dev/null
 weak_token=$(mkubectl member3 create token weak -n default --duration 1h)
 server=$(kubectl --kubeconfig "$M3" config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')
 ca=$(kubectl --kubeconfig "$M3" config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
@@ -86,10 +87,13 @@ host: federatedcluster/member3 created"
 member3_ready() {
   [[ $(kubectl get fc member3 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]]
 }
-# Three probe periods, plus a second for the process and the polling (the first probe is at once).
-eventually $((3 * PERIOD + 1)) member3_ready ||
-  e2e_fail "member3 should be Ready within three probe periods: $(kubectl get fc member3 -o yaml)"
-echo "member3 Ready $((SECONDS - joined_at)) s after join"
+# Within three probe periods (the first probe is at once), plus two seconds for a loaded machine
+# (suites run in parallel); the wait itself is longer, so a slow run says how slow it was.
+eventually 20 member3_ready ||
+  e2e_fail "member3 should turn Ready: $(kubectl get fc member3 -o yaml)"
+ready_after=$((SECONDS - joined_at))
+echo "member3 Ready ${ready_after} s after join"
+expect_eq "member3 Ready within three probe periods" "$((ready_after <= 3 * PERIOD + 2))" "1"
 out=$("$CTL" join member3 "${JOIN[@]}" 2>&1)
 expect_eq "join again: exit 0" "$?" "0"
 expect_eq "join again changes nothing" "$(grep -c -E ' (created|configured)$' <<<"$out")" "0"
@@ -144,6 +148,7 @@ for i in "${!RULES[@]}"; do
     e2e_fail "without rule $i ${RULES[$i]} the operator should be refused on member3"
   fi
   stop_operator "r$i" TERM
+  kubectl delete namespace "$NS-r$i" --wait=false >/dev/null  # its binding goes before unjoin
   "$CTL" join member3 "${JOIN[@]}" >/dev/null 2>&1 || e2e_fail "join should restore the ClusterRole"
 done
 
@@ -172,4 +177,6 @@ out=$("$CTL" unjoin member3 --cluster-kubeconfig "$M3" 2>&1)
 expect_eq "unjoin again: exit 0" "$?" "0"
 expect_contains "unjoin again finds nothing" "$out" "host: federatedcluster/member3 not found"
 stop_operator unjoin TERM
+mkubectl member3 delete serviceaccount weak -n default >/dev/null
+for i in "${!RULES[@]}"; do mkubectl member3 delete namespace "$NS-r$i" --wait=false >/dev/null 2>&1; done
 e2e_summary

@@ -49,7 +49,10 @@ mkdir -p "$FS"/usr/{bin,sbin,lib/x86_64-linux-gnu,lib64,local/bin} "$FS"/etc/ssl
   "$FS"/var/lib/dpkg/status.d "$FS"/usr/share/doc "$FS"/home/nonroot "$FS"/tmp
 for d in bin sbin lib lib64; do ln -s usr/$d "$FS/$d"; done
 chmod 1777 "$FS/tmp"
-chown 65532:65532 "$FS/home/nonroot"
+# As root the layer records real owners; otherwise umoci maps the builder to root (--rootless)
+# and /home/nonroot stays root's (nothing writes there: the root filesystem is read-only).
+ROOTLESS=()
+if [[ $(id -u) == 0 ]]; then chown 65532:65532 "$FS/home/nonroot"; else ROOTLESS=(--rootless); fi
 
 strip -o "$FS/usr/local/bin/flotilla-operator" "$BINARY"
 install -m 0755 /usr/bin/sleep "$FS/usr/bin/sleep"
@@ -97,7 +100,7 @@ find "$FS" -exec touch -h -d "@$EPOCH" {} +
 LAYOUT=$WORK/oci
 umoci init --layout "$LAYOUT"
 umoci new --image "$LAYOUT:$TAG"
-umoci insert --image "$LAYOUT:$TAG" --history.created "$CREATED" \
+umoci insert "${ROOTLESS[@]}" --image "$LAYOUT:$TAG" --history.created "$CREATED" \
   --history.created_by "scripts/build-image.sh" "$FS" / >/dev/null
 umoci config --image "$LAYOUT:$TAG" --created "$CREATED" --history.created "$CREATED" \
   --architecture amd64 --os linux --config.user 65532:65532 \

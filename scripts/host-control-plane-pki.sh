@@ -12,12 +12,23 @@
 #   flotilla-host-pki.yaml   the Secret the control plane mounts (everything above but ca.key and
 #                            admin.kubeconfig): kubectl apply -f it into namespace flotilla-host
 # Re-running with an existing DIR refuses (new keys would lock out every client of the old ones).
+#   scripts/host-control-plane-pki.sh --renew DIR
+# re-issues only the serving pair (valid a year) with the same CA and rewrites the Secret's
+# manifest: apply it and restart the pod (kubectl -n flotilla-host delete pod flotilla-host-0)
+# before apiserver.crt expires (openssl x509 -enddate -noout -in DIR/apiserver.crt).
 set -euo pipefail
-DIR=${1:?usage: host-control-plane-pki.sh DIR}
+RENEW=
+[[ ${1:-} == --renew ]] && { RENEW=1; shift; }
+DIR=${1:?usage: host-control-plane-pki.sh [--renew] DIR}
 NS=flotilla-host
 SERVICE=flotilla-host-apiserver
-if [[ -e $DIR/ca.key ]]; then
-  echo "host-control-plane-pki.sh: $DIR already holds a PKI (ca.key); use another directory" >&2
+if [[ -n $RENEW && ! -e $DIR/ca.key ]]; then
+  echo "host-control-plane-pki.sh: --renew: $DIR holds no PKI (ca.key)" >&2
+  exit 1
+fi
+if [[ -z $RENEW && -e $DIR/ca.key ]]; then
+  echo "host-control-plane-pki.sh: $DIR already holds a PKI (ca.key); use another directory," \
+    "or --renew to re-issue the serving certificate" >&2
   exit 1
 fi
 command -v openssl >/dev/null || { echo "host-control-plane-pki.sh: openssl is missing" >&2; exit 1; }
@@ -27,8 +38,8 @@ cd "$DIR"
 umask 077
 quiet() { "$@" >/dev/null 2>&1 || { echo "host-control-plane-pki.sh: failed: $*" >&2; exit 1; }; }
 
-quiet openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 3650 \
-  -subj "/CN=flotilla-host-ca"
+[[ -n $RENEW ]] || quiet openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt \
+  -days 3650 -subj "/CN=flotilla-host-ca"
 cat >apiserver.ext <<EOF
 basicConstraints=CA:FALSE
 keyUsage=digitalSignature,keyEncipherment
@@ -40,6 +51,7 @@ quiet openssl req -newkey rsa:2048 -nodes -keyout apiserver.key -out apiserver.c
 quiet openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
   -out apiserver.crt -days 365 -extfile apiserver.ext
 rm -f apiserver.csr apiserver.ext ca.srl
+if [[ -z $RENEW ]]; then
 quiet openssl genrsa -out sa.key 2048
 quiet openssl rsa -in sa.key -pubout -out sa.pub
 
@@ -61,6 +73,7 @@ EOF
 }
 kubeconfig https://127.0.0.1:6443 system:kube-controller-manager "$kcm" >controller-manager.kubeconfig
 kubeconfig https://127.0.0.1:6443 admin "$admin" >admin.kubeconfig
+fi
 
 {
   echo "apiVersion: v1"

@@ -155,8 +155,8 @@ struct Scenario {
     unit.rebalance = decision.rebalance;
     const auto result = fs::scheduleUnit(profile, unit, fleet);
     rb = fs::applyScheduleResult(rb, result, decision, now);
-    ++types[std::string(fs::scheduleTypeName(decision.type)) + (decision.rebalance ? "+rebalance" : "") +
-            (result.ok() ? "" : " (failed)")];
+    ++types[std::string(fs::scheduleTypeName(decision.type)) +
+            (decision.rebalance ? "+rebalance" : "") + (result.ok() ? "" : " (failed)")];
   }
   std::map<std::string, int> types;
 

@@ -28,8 +28,8 @@ TEST(EstimateTest, NothingPendingNoStatus) {
 }
 
 TEST(EstimateTest, PendingBelowThresholdRequeuesAtTheCrossing) {
-  auto d = decide(std::nullopt, {view("member1", 2, pods(1, 1, kT0))}, kSettings,
-                  kT0 + seconds(20));
+  auto d =
+      decide(std::nullopt, {view("member1", 2, pods(1, 1, kT0))}, kSettings, kT0 + seconds(20));
   EXPECT_FALSE(d.status);
   ASSERT_TRUE(d.requeueAfter);
   EXPECT_EQ(*d.requeueAfter, seconds(40));
@@ -58,8 +58,8 @@ TEST(EstimateTest, EstimateOutlivesItsPodsUntilTheClusterGrowsOrTheTtl) {
   ASSERT_TRUE(first.status);
   // The replica moved away: member1 runs 1, nothing pending, the same room (its own pending pod
   // no longer counted): the estimate stays, unchanged, and nothing is rewritten.
-  auto later = decide(first.status, {view("member1", 1, pods(1, 0, kT0), 1)}, kSettings,
-                      t1 + seconds(30));
+  auto later =
+      decide(first.status, {view("member1", 1, pods(1, 0, kT0), 1)}, kSettings, t1 + seconds(30));
   ASSERT_TRUE(later.status);
   EXPECT_EQ(*later.status, *first.status);
   EXPECT_EQ(*later.requeueAfter, minutes(5) - seconds(30));
@@ -69,16 +69,16 @@ TEST(EstimateTest, EstimateOutlivesItsPodsUntilTheClusterGrowsOrTheTtl) {
   EXPECT_EQ(*unknown.status, *first.status);
   // The cluster grew by one replica: raised by one (and the new room remembered), its clock
   // unchanged; the scheduler rebalances with the higher cap.
-  auto grown = decide(first.status, {view("member1", 1, pods(1, 0, kT0), 2)}, kSettings,
-                      t1 + seconds(30));
+  auto grown =
+      decide(first.status, {view("member1", 1, pods(1, 0, kT0), 2)}, kSettings, t1 + seconds(30));
   ASSERT_TRUE(grown.status);
   EXPECT_EQ(grown.status->estimatedCapacity.at("member1"), 2);
   EXPECT_EQ(grown.status->availableReplicas.at("member1"), 2);
   EXPECT_EQ(grown.status->estimatedAt, first.status->estimatedAt);
   EXPECT_EQ(grown.status->updatedAt, api::formatRfc3339(t1 + seconds(30)));
   // No further growth: the same estimate (only scheduledReplicas follows the pods).
-  auto same = decide(grown.status, {view("member1", 2, pods(2, 0, kT0), 2)}, kSettings,
-                     t1 + seconds(40));
+  auto same =
+      decide(grown.status, {view("member1", 2, pods(2, 0, kT0), 2)}, kSettings, t1 + seconds(40));
   EXPECT_EQ(same.status->estimatedCapacity, grown.status->estimatedCapacity);
   EXPECT_EQ(same.status->updatedAt, grown.status->updatedAt);
   EXPECT_EQ(same.status->scheduledReplicas.at("member1"), 2);
@@ -94,12 +94,12 @@ TEST(EstimateTest, KeepingUnschedulableReplicasDoesNotRewriteTheSameEstimate) {
   const auto t1 = kT0 + seconds(61);
   auto first = decide(std::nullopt, {view("member1", 2, pods(1, 1, kT0), 0)}, kSettings, t1);
   // Plan 1 + overflow 1 keeps the pending pod: the same estimate, same time.
-  auto again = decide(first.status, {view("member1", 2, pods(1, 1, kT0), 0)}, kSettings,
-                      t1 + seconds(90));
+  auto again =
+      decide(first.status, {view("member1", 2, pods(1, 1, kT0), 0)}, kSettings, t1 + seconds(90));
   EXPECT_EQ(*again.status, *first.status);
   // A deeper squeeze lowers it and restarts its clock.
-  auto lower = decide(first.status, {view("member1", 2, pods(0, 2, kT0), 0)}, kSettings,
-                      t1 + seconds(90));
+  auto lower =
+      decide(first.status, {view("member1", 2, pods(0, 2, kT0), 0)}, kSettings, t1 + seconds(90));
   EXPECT_EQ(lower.status->estimatedCapacity.at("member1"), 0);
   EXPECT_EQ(lower.status->estimatedAt.at("member1"), api::formatRfc3339(t1 + seconds(90)));
 }

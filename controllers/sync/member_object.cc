@@ -116,8 +116,8 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
   // The pods carry the marks too (a ReplicaSet copies the template's labels): auto-migration finds
   // a workload's ReplicaSets and pods on a member by them, through an index, without reading
   // every pod's owner chain. Extra template labels do not touch the selector.
-  auto& podLabels = objectAt(objectAt(objectAt(objectAt(result, "spec"), "template"), "metadata"),
-                             "labels");
+  auto& podLabels =
+      objectAt(objectAt(objectAt(objectAt(result, "spec"), "template"), "metadata"), "labels");
   podLabels[kManagedByLabel] = kManagedByValue;
   podLabels[kBindingLabel] = bindingHash(bindingKey);
   auto& annotations = objectAt(m, "annotations");

@@ -4,10 +4,9 @@
 // readyReplicas) are kept as they are.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <string>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "api/flotilla_types.h"
 

@@ -202,9 +202,8 @@ TEST_F(Integration, InformerOfACrdCreatedAtRuntime) {
         // Just created, a real kube-apiserver may answer status.conditions: null (or no status
         // at all) for a moment: not established yet, not an error.
         const auto* status = current->if_contains("status");
-        const auto* conditions = status && status->is_object()
-                                     ? status->as_object().if_contains("conditions")
-                                     : nullptr;
+        const auto* conditions =
+            status && status->is_object() ? status->as_object().if_contains("conditions") : nullptr;
         if (!conditions || !conditions->is_array()) return false;
         for (const auto& c : conditions->as_array()) {
           const auto* o = c.if_object();

@@ -98,11 +98,11 @@ struct HttpClient::Impl {
     // The peer answered, but not in HTTP (a cut answer is a transport failure, not this).
     if (ec.category() == http::make_error_code(http::error::bad_version).category() &&
         ec != http::error::end_of_stream && ec != http::error::partial_message)
-      return api::Error{api::reason::kTransport,
-                        0,
-                        "the answer of " + endpoint.str() + " is not valid HTTP (" + ec.message() +
-                            ")",
-                        {}};
+      return api::Error{
+          api::reason::kTransport,
+          0,
+          "the answer of " + endpoint.str() + " is not valid HTTP (" + ec.message() + ")",
+          {}};
     return api::Error{api::reason::kTransport,
                       0,
                       std::string(what) + " " + endpoint.str() + ": " + ec.message(),

@@ -52,8 +52,9 @@ bool looksLikeJwt(std::string_view token);
 // The token controller's work (kube-controller-manager's serviceaccount-token controller): every
 // kubernetes.io/service-account-token Secret naming an existing ServiceAccount in its
 // kubernetes.io/service-account.name annotation, and not filled yet, gets data.token (a legacy
-// token), data.ca.crt (`caPem`), data.namespace and the account's uid annotation. Returns the
-// commit sequence of the last write (0: nothing written).
+// token), data.ca.crt (`caPem`), data.namespace and the account's uid annotation; one naming an
+// account that does not exist, or an earlier account of that name (another uid), is deleted.
+// Returns the commit sequence of the last write (0: nothing written).
 uint64_t fillServiceAccountTokenSecrets(Store& store, const std::string& key,
                                         const std::string& caPem);
 

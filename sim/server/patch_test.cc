@@ -48,8 +48,7 @@ TEST(JsonPatch, ErrorsNameTheOperation) {
   EXPECT_FALSE(applyJsonPatch(j("{}"), j(R"({"op":"add"})")));
   // 2^64 is not index 0: an index that would wrap the count is no index at all.
   EXPECT_FALSE(applyJsonPatch(
-      j(R"({"l":[1,2]})"),
-      j(R"([{"op":"replace","path":"/l/18446744073709551616","value":9}])")));
+      j(R"({"l":[1,2]})"), j(R"([{"op":"replace","path":"/l/18446744073709551616","value":9}])")));
   // "~1" is "/" in a pointer token.
   EXPECT_EQ(*applyJsonPatch(j(R"({"m":{"a/b":1}})"), j(R"([{"op":"remove","path":"/m/a~1b"}])")),
             j(R"({"m":{}})"));
@@ -76,7 +75,8 @@ TEST(StrategicMergePatch, MergesWebhooksByName) {
   auto config = j(R"({"webhooks":[{"name":"a","clientConfig":{"url":"https://x/a","caBundle":"old"},
                                    "rules":[{"operations":["CREATE"]}]},
                                   {"name":"b","clientConfig":{"url":"https://x/b"}}]})");
-  auto r = applyStrategicMergePatch(config, j(R"({"webhooks":[{"name":"a","clientConfig":{"caBundle":"new"}}]})"));
+  auto r = applyStrategicMergePatch(
+      config, j(R"({"webhooks":[{"name":"a","clientConfig":{"caBundle":"new"}}]})"));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(*r, j(R"({"webhooks":[{"name":"a","clientConfig":{"url":"https://x/a","caBundle":"new"},
                                    "rules":[{"operations":["CREATE"]}]},

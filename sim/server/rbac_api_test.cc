@@ -144,8 +144,8 @@ TEST_F(RbacApiTest, ServiceAccountTokenIsForbiddenUntilARoleBindingAllows) {
 }
 
 // kube-controller-manager's token controller: a kubernetes.io/service-account-token Secret is
-// answered empty, then filled; its token is the account's until the Secret goes, and never
-// expires (the long-lived credential flotillactl join gives a member).
+// answered empty, then filled (or deleted without its account); its token is the account's until
+// the Secret goes, and never expires (the long-lived credential flotillactl join gives a member).
 TEST_F(RbacApiTest, TokenSecretIsFilledAndLivesAsLongAsTheSecret) {
   ASSERT_EQ(admin("POST", "/api/v1/namespaces",
                   R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})")
@@ -154,15 +154,15 @@ TEST_F(RbacApiTest, TokenSecretIsFilledAndLivesAsLongAsTheSecret) {
   const std::string secret =
       R"({"apiVersion":"v1","kind":"Secret","type":"kubernetes.io/service-account-token",)"
       R"("metadata":{"name":"bot-token","annotations":{"kubernetes.io/service-account.name":"bot"}}})";
-  auto created = admin("POST", "/api/v1/namespaces/team/secrets", secret);
-  ASSERT_EQ(created.status, 201);
-  EXPECT_FALSE(created.body.as_object().contains("data"));  // as kube: the controller fills it
-  // No ServiceAccount yet: left empty until one appears.
-  EXPECT_FALSE(
-      admin("GET", "/api/v1/namespaces/team/secrets/bot-token").body.as_object().contains("data"));
+  // No ServiceAccount: kube's controller deletes such a Secret (its token could never work).
+  ASSERT_EQ(admin("POST", "/api/v1/namespaces/team/secrets", secret).status, 201);
+  EXPECT_EQ(admin("GET", "/api/v1/namespaces/team/secrets/bot-token").status, 404);
   auto account = admin("POST", "/api/v1/namespaces/team/serviceaccounts",
                        R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"bot"}})");
   ASSERT_EQ(account.status, 201);
+  auto created = admin("POST", "/api/v1/namespaces/team/secrets", secret);
+  ASSERT_EQ(created.status, 201);
+  EXPECT_FALSE(created.body.as_object().contains("data"));  // as kube: the controller fills it
   auto filled = admin("GET", "/api/v1/namespaces/team/secrets/bot-token");
   ASSERT_TRUE(filled.body.at("data").as_object().contains("token"));
   EXPECT_EQ(filled.body.at("data").at("namespace").as_string(), api::base64Encode("team"));
@@ -180,6 +180,11 @@ TEST_F(RbacApiTest, TokenSecretIsFilledAndLivesAsLongAsTheSecret) {
   skew_ = 0s;
   ASSERT_EQ(admin("DELETE", "/api/v1/namespaces/team/secrets/bot-token").status, 200);
   EXPECT_EQ(call(token, "GET", "/api/v1/namespaces/team/configmaps").status, 401);  // revoked
+  // The account goes: so do its token Secrets.
+  ASSERT_EQ(admin("POST", "/api/v1/namespaces/team/secrets", secret).status, 201);
+  ASSERT_EQ(admin("GET", "/api/v1/namespaces/team/secrets/bot-token").status, 200);
+  ASSERT_EQ(admin("DELETE", "/api/v1/namespaces/team/serviceaccounts/bot").status, 200);
+  EXPECT_EQ(admin("GET", "/api/v1/namespaces/team/secrets/bot-token").status, 404);
 }
 
 TEST_F(RbacApiTest, TokenRequestErrors) {

@@ -27,13 +27,16 @@ std::string annotation(const json::object& object, std::string_view key) {
   return v && v->is_string() ? std::string(v->as_string()) : "";
 }
 
-bool unfilled(const json::object& secret) {
+bool isTokenSecret(const json::object& secret) {
   const auto* type = secret.if_contains("type");
-  if (!type || !type->is_string() || type->as_string() != kTokenType) return false;
-  if (annotation(secret, kAccountName).empty()) return false;
-  if (!metaString(secret, "deletionTimestamp").empty()) return false;
+  return type && type->is_string() && type->as_string() == kTokenType &&
+         !annotation(secret, kAccountName).empty() &&
+         metaString(secret, "deletionTimestamp").empty();
+}
+
+bool filled(const json::object& secret) {
   const auto* data = secret.if_contains("data");
-  return !data || !data->is_object() || !data->as_object().contains("token");
+  return data && data->is_object() && data->as_object().contains("token");
 }
 
 }  // namespace
@@ -41,15 +44,22 @@ bool unfilled(const json::object& secret) {
 uint64_t fillServiceAccountTokenSecrets(Store& store, const std::string& key,
                                         const std::string& caPem) {
   uint64_t seq = 0;
-  for (auto& secret : store.list("/secrets", "", unfilled).items) {
+  for (auto& secret : store.list("/secrets", "", isTokenSecret).items) {
     const std::string ns = metaString(secret, "namespace"), name = metaString(secret, "name");
     const std::string accountName = annotation(secret, kAccountName);
     auto account = store.get({"/serviceaccounts", ns, accountName});
-    if (!account || !metaString(*account, "deletionTimestamp").empty()) continue;
-    const std::string accountUid = metaString(*account, "uid");
-    // A uid annotation naming another account (deleted and re-created) is not filled, as in kube.
-    if (const auto uid = annotation(secret, kAccountUid); !uid.empty() && uid != accountUid)
+    const std::string accountUid = account ? metaString(*account, "uid") : "";
+    const std::string uid = annotation(secret, kAccountUid);
+    const auto version = std::stoll(metaString(secret, "resourceVersion"));
+    // As kube's controller: a token Secret of an account that does not exist (any more), or of
+    // an earlier account of that name, is deleted (its token could never authenticate).
+    if (!account || !metaString(*account, "deletionTimestamp").empty() ||
+        (!uid.empty() && uid != accountUid)) {
+      if (auto removed = store.remove({"/secrets", ns, name}, version); removed)
+        seq = std::max(seq, removed->commitSeq);
       continue;
+    }
+    if (filled(secret)) continue;
     ServiceAccountToken claims;
     claims.ns = ns;
     claims.name = accountName;
@@ -64,7 +74,6 @@ uint64_t fillServiceAccountTokenSecrets(Store& store, const std::string& key,
     data["token"] = api::base64Encode(signServiceAccountToken(key, claims));
     data["ca.crt"] = api::base64Encode(caPem);
     data["namespace"] = api::base64Encode(ns);
-    const auto version = std::stoll(metaString(secret, "resourceVersion"));
     if (auto written = store.update({"/secrets", ns, name}, std::move(secret), version); written)
       seq = std::max(seq, written->commitSeq);
   }
