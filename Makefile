@@ -76,9 +76,10 @@ lint: deps ## clang-format check and clang-tidy on our sources
 format: ## Apply clang-format to our sources
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
 
-crds: build ## Regenerate crds/*.yaml and config/webhook/manifests.yaml from the C++ sources
+crds: build ## Regenerate crds/*.yaml, config/webhook/manifests.yaml and config/member/member.yaml from the C++ sources
 	$(BUILD_DIR)/cli/flotillactl crds --out-dir crds
 	$(BUILD_DIR)/cli/flotillactl webhooks > config/webhook/manifests.yaml
+	$(BUILD_DIR)/cli/flotillactl member-manifest > config/member/member.yaml
 
 E2E_LOAD_ARGS ?= --members 10 --workloads 1000 --clients 8 -- --kube-api-qps 5000 --kube-api-burst 10000
 bench-e2e: build ## End to end under load: bindings/s, writes per binding, restart (docs/performance.md)

@@ -29,6 +29,8 @@ int runWebhooks(const Args& args, std::ostream& out, std::ostream& err);
 
 // `flotillactl join NAME --cluster-kubeconfig FILE [...]`: registers a member (cli/join.h).
 int runJoin(const Args& args, std::ostream& out, std::ostream& err);
+// `flotillactl member-manifest`: what join installs on a member, as YAML (config/member).
+int runMemberManifest(const Args& args, std::ostream& out, std::ostream& err);
 // `flotillactl unjoin NAME [--cluster-kubeconfig FILE] [...]`: the reverse.
 int runUnjoin(const Args& args, std::ostream& out, std::ostream& err);
 

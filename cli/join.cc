@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "api/base64.h"
+#include "api/yaml.h"
 
 namespace flotilla::cli {
 namespace json = boost::json;
@@ -191,6 +192,15 @@ std::vector<json::object> memberObjects() {
                      {"type", "kubernetes.io/service-account-token"},
                      {"metadata", std::move(tokenMeta)}};
   return {account, role, binding, token};
+}
+
+std::string memberManifest() {
+  std::string out;
+  const json::object ns{
+      {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", meta(kSystemNamespace)}};
+  out += "---\n" + api::toYaml(ns);
+  for (const auto& object : memberObjects()) out += "---\n" + api::toYaml(object);
+  return out;
 }
 
 json::object credentialsSecret(const std::string& cluster, const std::string& token,

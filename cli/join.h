@@ -45,6 +45,9 @@ boost::json::array memberRules();
 // The member-side objects in the order they are applied: ServiceAccount, ClusterRole,
 // ClusterRoleBinding, token Secret (the namespace is created separately, only when missing).
 std::vector<boost::json::object> memberObjects();
+// What join installs on a member, as one YAML stream (Namespace flotilla-system first):
+// config/member/member.yaml, for members registered by hand (`flotillactl member-manifest`).
+std::string memberManifest();
 // The host-side credentials Secret NAME-credentials (token, caBundle) and the FederatedCluster.
 boost::json::object credentialsSecret(const std::string& cluster, const std::string& token,
                                       const std::string& caPem);

@@ -186,6 +186,24 @@ int run(const Args& args, bool isJoin, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
+int runMemberManifest(const Args& args, std::ostream& out, std::ostream& err) {
+  if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) {
+    out << "Usage: flotillactl member-manifest\n\n"
+           "Prints what `flotillactl join` installs on a member (namespace flotilla-system, the\n"
+           "flotilla-member ServiceAccount, ClusterRole, ClusterRoleBinding and token Secret), "
+           "for\n"
+           "registering a member by hand (docs/install.md). `make crds` writes it to\n"
+           "config/member/member.yaml.\n";
+    return 0;
+  }
+  if (!args.empty()) {
+    err << "flotillactl member-manifest: takes no arguments\n";
+    return 2;
+  }
+  out << memberManifest();
+  return 0;
+}
+
 int runJoin(const Args& args, std::ostream& out, std::ostream& err) {
   return run(args, true, out, err);
 }

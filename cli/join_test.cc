@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "api/base64.h"
+#include "api/yaml.h"
 
 namespace flotilla::cli {
 namespace {
@@ -364,6 +367,20 @@ TEST_F(JoinTest, UnjoinKeepsTheCredentialsWhileTheFinalizerHoldsTheCluster) {
   EXPECT_NE(err_.str().find("is still terminating"), std::string::npos) << err_.str();
   EXPECT_TRUE(host_.has("secrets", "flotilla-system", "member3-credentials"));
   EXPECT_TRUE(member_.removed.empty());
+}
+
+// config/member/member.yaml is generated: a rule changed in cli/join.cc without `make crds`
+// fails here, so the by-hand registration grants what join grants.
+TEST(MemberManifest, ConfigMemberIsCurrentAndHoldsTheMemberRules) {
+  std::ifstream in(std::filesystem::path(FLOTILLA_SOURCE_DIR) / "config/member/member.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), memberManifest()) << "config/member/member.yaml is stale: run `make crds`";
+  auto docs = api::parseManifests(memberManifest());
+  ASSERT_TRUE(docs) << docs.error().message;
+  ASSERT_EQ(docs->size(), 5u);
+  EXPECT_EQ(docs->at(0).value.at("kind"), "Namespace");
+  EXPECT_EQ(docs->at(2).value.at("rules"), memberRules());
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ constexpr const char* kHelp =
     "  webhooks           Print the operator's webhook configurations (--url for local runs)\n"
     "  join NAME          Register a member cluster (--cluster-kubeconfig FILE) with the host\n"
     "  unjoin NAME        Remove a member cluster's registration, on the host and the member\n"
+    "  member-manifest    Print what join installs on a member (config/member/member.yaml)\n"
     "  version            Print the version\n"
     "\n"
     "Run `flotillactl <command> --help` for a command's flags.\n";
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
   }
   if (command == "join") return flotilla::cli::runJoin(args, std::cout, std::cerr);
   if (command == "unjoin") return flotilla::cli::runUnjoin(args, std::cout, std::cerr);
+  if (command == "member-manifest")
+    return flotilla::cli::runMemberManifest(args, std::cout, std::cerr);
   if (command == "plan") return flotilla::cli::runPlan(args, std::cin, std::cout, std::cerr);
   if (command == "schedule")
     return flotilla::cli::runSchedule(args, std::cin, std::cout, std::cerr);
