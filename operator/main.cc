@@ -230,15 +230,19 @@ int main(int argc, char** argv) {
   auto& clusterLoop = manager->addController("cluster", clusterController, controllerOptions());
   clusterLoop.watch(*clusters);
 
+  // Reserved namespaces (docs/security.md, M5): a ClusterPropagationPolicy never federates the
+  // operator's own namespace, and kube-* and default only when it names them.
+  const ctl::policy::ReservedNamespaces reserved{.operatorNamespace =
+                                                     options.leaderElectionNamespace};
   ctl::federate::FederateController federate(
       manager->client(), manager->executor(),
-      {*deployments, *federated, *policies, *clusterPolicies}, recorder);
+      {*deployments, *federated, *policies, *clusterPolicies}, recorder, reserved);
   auto& federateLoop = manager->addController("federate", federate, controllerOptions());
   federate.watch(federateLoop, *deployments, *federated, *policies, *clusterPolicies);
 
   ctl::binding::BindingController binding(manager->client(), manager->executor(),
                                           {*federated, *bindings, *policies, *clusterPolicies},
-                                          recorder);
+                                          recorder, api::Clock::now, reserved);
   auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
   binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
 

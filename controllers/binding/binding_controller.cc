@@ -16,12 +16,14 @@ constexpr const char* kName = "binding";
 
 BindingController::BindingController(kube::RestClient& host, boost::asio::any_io_executor executor,
                                      Informers informers, kube::EventRecorder& events,
-                                     std::function<api::Clock::time_point()> wallClock)
+                                     std::function<api::Clock::time_point()> wallClock,
+                                     policy::ReservedNamespaces reserved)
     : host_(host),
       executor_(std::move(executor)),
       informers_(informers),
       events_(events),
-      wallClock_(std::move(wallClock)) {}
+      wallClock_(std::move(wallClock)),
+      reserved_(std::move(reserved)) {}
 
 void BindingController::watch(kube::Controller& controller,
                               kube::SharedInformer& federatedDeployments,
@@ -57,7 +59,8 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
   }
   const auto set = policiesFor(fd->metadata.namespace_, informers_.policies,
                                informers_.clusterPolicies, decodedPolicies_);
-  const auto resolution = policy::resolvePolicy(workloadOf(*fd), set.policies, set.clusterPolicies);
+  const auto resolution =
+      policy::resolvePolicy(workloadOf(*fd), set.policies, set.clusterPolicies, reserved_);
   const auto decision = decideBinding(*fd, resolution, existing ? &*existing : nullptr,
                                       api::formatRfc3339(wallClock_()));
   const auto& ns = fd->metadata.namespace_;

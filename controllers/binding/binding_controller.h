@@ -24,7 +24,8 @@ class BindingController final : public kube::Reconciler {
  public:
   BindingController(kube::RestClient& host, boost::asio::any_io_executor executor,
                     Informers informers, kube::EventRecorder& events,
-                    std::function<api::Clock::time_point()> wallClock = api::Clock::now);
+                    std::function<api::Clock::time_point()> wallClock = api::Clock::now,
+                    policy::ReservedNamespaces reserved = {});
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
   void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
              kube::SharedInformer& bindings, kube::SharedInformer& policies,
@@ -37,6 +38,7 @@ class BindingController final : public kube::Reconciler {
   PolicyDecodeCache decodedPolicies_;
   kube::EventRecorder& events_;
   std::function<api::Clock::time_point()> wallClock_;
+  policy::ReservedNamespaces reserved_;
 };
 
 }  // namespace flotilla::controllers::binding

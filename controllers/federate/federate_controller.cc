@@ -14,8 +14,13 @@ constexpr const char* kName = "federate";
 
 FederateController::FederateController(kube::RestClient& host,
                                        boost::asio::any_io_executor executor, Informers informers,
-                                       kube::EventRecorder& events)
-    : host_(host), executor_(std::move(executor)), informers_(informers), events_(events) {}
+                                       kube::EventRecorder& events,
+                                       policy::ReservedNamespaces reserved)
+    : host_(host),
+      executor_(std::move(executor)),
+      informers_(informers),
+      events_(events),
+      reserved_(std::move(reserved)) {}
 
 void FederateController::watch(kube::Controller& controller, kube::SharedInformer& deployments,
                                kube::SharedInformer& federatedDeployments,
@@ -54,7 +59,7 @@ api::Result<kube::ReconcileResult> FederateController::reconcile(const std::stri
   const auto set = policiesFor(deployment->metadata.namespace_, informers_.policies,
                                informers_.clusterPolicies, decodedPolicies_);
   const auto resolution =
-      policy::resolvePolicy(workloadOf(*deployment), set.policies, set.clusterPolicies);
+      policy::resolvePolicy(workloadOf(*deployment), set.policies, set.clusterPolicies, reserved_);
   bool claimedExists = false;
   if (existing) {
     auto it = existing->metadata.annotations.find(kPolicyAnnotation);

@@ -21,7 +21,8 @@ struct Informers {
 class FederateController final : public kube::Reconciler {
  public:
   FederateController(kube::RestClient& host, boost::asio::any_io_executor executor,
-                     Informers informers, kube::EventRecorder& events);
+                     Informers informers, kube::EventRecorder& events,
+                     policy::ReservedNamespaces reserved = {});
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
   // Registers the controller's watches (before the informers start).
   void watch(kube::Controller& controller, kube::SharedInformer& deployments,
@@ -34,6 +35,7 @@ class FederateController final : public kube::Reconciler {
   Informers informers_;
   PolicyDecodeCache decodedPolicies_;
   kube::EventRecorder& events_;
+  policy::ReservedNamespaces reserved_;
 };
 
 }  // namespace flotilla::controllers::federate

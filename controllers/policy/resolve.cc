@@ -9,10 +9,11 @@ bool deleting(const api::ObjectMeta& meta) { return meta.deletionTimestamp.has_v
 
 // The best tier among a policy's selectors.
 std::optional<MatchTier> policyMatch(const api::PropagationPolicySpec& spec,
-                                     const Workload& workload, const std::string& policyNamespace) {
+                                     const Workload& workload, const std::string& policyNamespace,
+                                     const ReservedNamespaces& reserved) {
   std::optional<MatchTier> best;
   for (const auto& selector : spec.resourceSelectors) {
-    auto tier = selectorMatch(selector, workload, policyNamespace);
+    auto tier = selectorMatch(selector, workload, policyNamespace, reserved);
     if (tier && (!best || *tier > *best)) best = tier;
   }
   return best;
@@ -68,19 +69,51 @@ std::optional<PolicyKey> PolicyKey::parse(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<MatchTier> selectorMatch(const api::ResourceSelector& selector,
-                                       const Workload& workload,
-                                       const std::string& policyNamespace) {
-  if (selector.apiVersion != workload.apiVersion || selector.kind != workload.kind) {
-    return std::nullopt;
-  }
+bool ReservedNamespaces::reserved(std::string_view ns) const {
+  return ns == "default" || ns.starts_with("kube-") ||
+         (!operatorNamespace.empty() && ns == operatorNamespace);
+}
+
+namespace {
+
+// The part of selectorMatch a label cannot skip: kind, the policy's scope and reserved namespaces.
+bool coversKindAndNamespace(const api::ResourceSelector& selector, const Workload& workload,
+                            const std::string& policyNamespace,
+                            const ReservedNamespaces& reserved) {
+  if (selector.apiVersion != workload.apiVersion || selector.kind != workload.kind) return false;
   if (!policyNamespace.empty()) {
     // A PropagationPolicy governs its own namespace only, whatever its selectors say.
-    if (workload.ns != policyNamespace) return std::nullopt;
-    if (!selector.namespace_.empty() && selector.namespace_ != policyNamespace) {
-      return std::nullopt;
-    }
-  } else if (!selector.namespace_.empty() && selector.namespace_ != workload.ns) {
+    if (workload.ns != policyNamespace) return false;
+    return selector.namespace_.empty() || selector.namespace_ == policyNamespace;
+  }
+  if (!reserved.operatorNamespace.empty() && workload.ns == reserved.operatorNamespace) {
+    return false;
+  }
+  if (selector.namespace_.empty()) return !reserved.reserved(workload.ns);
+  return selector.namespace_ == workload.ns;
+}
+
+}  // namespace
+
+std::optional<std::string> refusal(const api::PropagationPolicySpec& spec, const Workload& workload,
+                                   const std::string& policyNamespace,
+                                   const ReservedNamespaces& reserved) {
+  for (const auto& selector : spec.resourceSelectors) {
+    if (coversKindAndNamespace(selector, workload, policyNamespace, reserved)) return std::nullopt;
+  }
+  if (policyNamespace.empty() && reserved.reserved(workload.ns)) {
+    return "namespace " + workload.ns +
+           " is reserved and none of its resourceSelectors names it with " + workload.apiVersion +
+           " " + workload.kind;
+  }
+  return "none of its resourceSelectors covers " + workload.apiVersion + " " + workload.kind +
+         " in namespace " + workload.ns;
+}
+
+std::optional<MatchTier> selectorMatch(const api::ResourceSelector& selector,
+                                       const Workload& workload, const std::string& policyNamespace,
+                                       const ReservedNamespaces& reserved) {
+  if (!coversKindAndNamespace(selector, workload, policyNamespace, reserved)) {
     return std::nullopt;
   }
   if (selector.labelSelector) {
@@ -97,8 +130,14 @@ std::optional<MatchTier> selectorMatch(const api::ResourceSelector& selector,
 
 Resolution resolvePolicy(const Workload& workload,
                          const std::vector<api::PropagationPolicy>& policies,
-                         const std::vector<api::ClusterPropagationPolicy>& clusterPolicies) {
+                         const std::vector<api::ClusterPropagationPolicy>& clusterPolicies,
+                         const ReservedNamespaces& reserved) {
   Resolution out;
+  const std::string workloadText = workload.kind + " " + workload.ns + "/" + workload.name;
+  const auto refused = [&](const std::string& why, const char* labelKey) {
+    out.message = out.requested->display() + " named by label " + labelKey + " does not accept " +
+                  workloadText + ": " + why;
+  };
 
   // 1. An explicit label. An empty value counts as no label (`kubectl label ... key=` mistakes).
   const auto label = [&](const char* key) -> const std::string* {
@@ -110,7 +149,11 @@ Resolution resolvePolicy(const Workload& workload,
     for (const auto& p : policies) {
       if (p.metadata.namespace_ == workload.ns && p.metadata.name == *name &&
           !deleting(p.metadata)) {
-        out.policy = resolved(p, kPropagationPolicyKind, MatchTier::kExplicitLabel);
+        if (auto why = refusal(p.spec, workload, p.metadata.namespace_, reserved)) {
+          refused(*why, kPolicyLabel);
+        } else {
+          out.policy = resolved(p, kPropagationPolicyKind, MatchTier::kExplicitLabel);
+        }
         return out;
       }
     }
@@ -121,7 +164,11 @@ Resolution resolvePolicy(const Workload& workload,
     out.requested = PolicyKey{kClusterPropagationPolicyKind, "", *name};
     for (const auto& p : clusterPolicies) {
       if (p.metadata.name == *name && !deleting(p.metadata)) {
-        out.policy = resolved(p, kClusterPropagationPolicyKind, MatchTier::kExplicitLabel);
+        if (auto why = refusal(p.spec, workload, "", reserved)) {
+          refused(*why, kClusterPolicyLabel);
+        } else {
+          out.policy = resolved(p, kClusterPropagationPolicyKind, MatchTier::kExplicitLabel);
+        }
         return out;
       }
     }
@@ -136,18 +183,18 @@ Resolution resolvePolicy(const Workload& workload,
   };
   for (const auto& p : policies) {
     if (deleting(p.metadata) || p.metadata.namespace_ != workload.ns) continue;
-    if (auto tier = policyMatch(p.spec, workload, p.metadata.namespace_)) {
+    if (auto tier = policyMatch(p.spec, workload, p.metadata.namespace_, reserved)) {
       consider(resolved(p, kPropagationPolicyKind, *tier));
     }
   }
   for (const auto& p : clusterPolicies) {
     if (deleting(p.metadata)) continue;
-    if (auto tier = policyMatch(p.spec, workload, "")) {
+    if (auto tier = policyMatch(p.spec, workload, "", reserved)) {
       consider(resolved(p, kClusterPropagationPolicyKind, *tier));
     }
   }
   if (!out.policy) {
-    out.message = "no policy selects " + workload.kind + " " + workload.ns + "/" + workload.name;
+    out.message = "no policy selects " + workloadText;
   }
   return out;
 }

@@ -4,8 +4,13 @@
 //  1. An explicit label on the workload: `flotilla.io/propagation-policy: <name>` names a
 //     PropagationPolicy in the workload's namespace, `flotilla.io/cluster-propagation-policy:
 //     <name>` a ClusterPropagationPolicy. With both, the namespaced one counts (Karmada's rule).
-//     A label is the user asking for that policy: when it does not exist there is no winner at
-//     all (no fall-back to selectors, which would quietly place the workload elsewhere).
+//     A label is the user asking for that policy, not a key to it: the policy wins only if it
+//     would accept the workload, that is one of its resourceSelectors has the workload's
+//     apiVersion and kind and a namespace that is empty or the workload's (its name and
+//     labelSelector do not matter: choosing among the policies open to a namespace is what the
+//     label is for). A policy that does not exist or does not accept the workload leaves no
+//     winner at all (no fall-back to selectors, which would quietly place the workload
+//     elsewhere), and `message` says which.
 //  2. Otherwise every policy whose selectors select the workload competes, ordered by
 //     a. match tier, best first: name match > label-selector match > kind-only match (a policy's
 //        tier is the best among its selectors);
@@ -14,6 +19,13 @@
 //        choice beats the cluster admin's default);
 //     d. policy name, ascending (deterministic).
 // Policies being deleted (metadata.deletionTimestamp set) are treated as absent everywhere.
+//
+// Reserved namespaces (docs/security.md): `default`, every `kube-*` namespace and the
+// operator's own namespace hold the cluster's and Flotilla's own workloads. A
+// ClusterPropagationPolicy selects a workload there only through a selector that names that
+// namespace, never through a selector without a namespace, and never in the operator's own
+// namespace; a label cannot get round this. A PropagationPolicy inside such a namespace is that
+// namespace's owner's choice and works as anywhere else.
 #pragma once
 
 #include <cstdint>
@@ -74,14 +86,29 @@ struct Resolution {
   std::string message;
 };
 
+// The namespaces a ClusterPropagationPolicy reaches only by naming them (see above).
+struct ReservedNamespaces {
+  std::string operatorNamespace;  // never reached by a ClusterPropagationPolicy; "" for none
+
+  // Whether a selector without a namespace must skip `ns`.
+  bool reserved(std::string_view ns) const;
+};
+
 // At which tier one selector of a policy selects the workload (nullopt: not at all).
 // `policyNamespace` is the PropagationPolicy's namespace, "" for a ClusterPropagationPolicy.
 std::optional<MatchTier> selectorMatch(const api::ResourceSelector& selector,
-                                       const Workload& workload,
-                                       const std::string& policyNamespace);
+                                       const Workload& workload, const std::string& policyNamespace,
+                                       const ReservedNamespaces& reserved = {});
+
+// Whether a policy would accept the workload when a label names it (see above); nullopt when it
+// would, otherwise why not ("its resourceSelectors do not cover Deployment in namespace demo").
+std::optional<std::string> refusal(const api::PropagationPolicySpec& spec, const Workload& workload,
+                                   const std::string& policyNamespace,
+                                   const ReservedNamespaces& reserved = {});
 
 Resolution resolvePolicy(const Workload& workload,
                          const std::vector<api::PropagationPolicy>& policies,
-                         const std::vector<api::ClusterPropagationPolicy>& clusterPolicies);
+                         const std::vector<api::ClusterPropagationPolicy>& clusterPolicies,
+                         const ReservedNamespaces& reserved = {});
 
 }  // namespace flotilla::controllers::policy

@@ -146,7 +146,7 @@ TEST(ResolvePolicyTest, PrecedenceTable) {
   const std::vector<PrecedenceCase> cases = {
       {"label beats name",
        {{kPolicyLabel, "explicit"}},
-       {pp("demo", "by-name", {byName("web")}, 100), pp("demo", "explicit", {})},
+       {pp("demo", "by-name", {byName("web")}, 100), pp("demo", "explicit", {byName("other")})},
        {},
        "PropagationPolicy/demo/explicit",
        MatchTier::kExplicitLabel},
@@ -238,7 +238,7 @@ TEST(ResolvePolicyTest, PrecedenceTable) {
        MatchTier::kKindOnly},
       {"both labels: the namespaced one wins",
        {{kPolicyLabel, "mine"}, {kClusterPolicyLabel, "global"}},
-       {pp("demo", "mine", {})},
+       {pp("demo", "mine", {kindOnly()})},
        {cpp("global", {kindOnly()}, 100)},
        "PropagationPolicy/demo/mine",
        MatchTier::kExplicitLabel},
@@ -250,7 +250,7 @@ TEST(ResolvePolicyTest, PrecedenceTable) {
        MatchTier::kKindOnly},
       {"label names a policy by namespace of the workload only",
        {{kPolicyLabel, "mine"}},
-       {pp("other", "mine", {}), pp("demo", "z", {kindOnly()})},
+       {pp("other", "mine", {kindOnly()}), pp("demo", "z", {kindOnly()})},
        {},
        ""},
       {"nothing selects",
@@ -324,6 +324,160 @@ TEST(ResolvePolicyTest, LabelNamingMissingPolicyMeansNoWinner) {
   r = resolvePolicy(web({{kPolicyLabel, "a"}}), goingAway, {});
   EXPECT_FALSE(r.policy);
   EXPECT_EQ(r.requested, (PolicyKey{"PropagationPolicy", "demo", "a"}));
+}
+
+// H2 of docs/security.md: a label asks for a policy; it cannot take one the policy's
+// selectors keep out (another namespace, another kind), and M5: reserved namespaces.
+TEST(ResolvePolicyTest, LabelIsARequestNotAKey) {
+  struct Case {
+    const char* what;
+    Workload workload;
+    std::vector<api::PropagationPolicy> policies;
+    std::vector<api::ClusterPropagationPolicy> clusterPolicies;
+    std::string winner;   // "" for none
+    std::string message;  // expected when there is no winner
+  };
+  const auto in = [](std::string ns, Labels labels) {
+    return Workload{.ns = std::move(ns), .name = "app", .labels = std::move(labels)};
+  };
+  const ReservedNamespaces reserved{.operatorNamespace = "flotilla-system"};
+  const std::vector<Case> cases = {
+      {"another team's CPP, scoped to its namespace",
+       in("team-a", {{kClusterPolicyLabel, "team-b-gpu"}}),
+       {},
+       {cpp("team-b-gpu", {inNamespace(kindOnly(), "team-b")})},
+       "",
+       "ClusterPropagationPolicy team-b-gpu named by label flotilla.io/cluster-propagation-policy "
+       "does not accept Deployment team-a/app: none of its resourceSelectors covers apps/v1 "
+       "Deployment in namespace team-a"},
+      {"the same CPP from its own namespace",
+       in("team-b", {{kClusterPolicyLabel, "team-b-gpu"}}),
+       {},
+       {cpp("team-b-gpu", {inNamespace(byLabels({{"gpu", "yes"}}), "team-b")})},
+       "ClusterPropagationPolicy/team-b-gpu",
+       ""},
+      {"a CPP for another kind",
+       in("team-a", {{kClusterPolicyLabel, "configs"}}),
+       {},
+       {cpp("configs", {{.apiVersion = "v1", .kind = "ConfigMap"}})},
+       "",
+       "ClusterPropagationPolicy configs named by label flotilla.io/cluster-propagation-policy "
+       "does not accept Deployment team-a/app: none of its resourceSelectors covers apps/v1 "
+       "Deployment in namespace team-a"},
+      {"a PP for another kind",
+       in("team-a", {{kPolicyLabel, "configs"}}),
+       {pp("team-a", "configs", {{.apiVersion = "v1", .kind = "ConfigMap"}})},
+       {},
+       "",
+       "PropagationPolicy team-a/configs named by label flotilla.io/propagation-policy does not "
+       "accept Deployment team-a/app: none of its resourceSelectors covers apps/v1 Deployment in "
+       "namespace team-a"},
+      {"a broad CPP does not reach kube-system",
+       in("kube-system", {}),
+       {},
+       {cpp("everything", {kindOnly()})},
+       "",
+       "no policy selects Deployment kube-system/app"},
+      {"nor through its label",
+       in("kube-system", {{kClusterPolicyLabel, "everything"}}),
+       {},
+       {cpp("everything", {kindOnly()})},
+       "",
+       "ClusterPropagationPolicy everything named by label flotilla.io/cluster-propagation-policy "
+       "does not accept Deployment kube-system/app: namespace kube-system is reserved and none of "
+       "its resourceSelectors names it with apps/v1 Deployment"},
+      {"kube-public, kube-node-lease and any kube-*",
+       in("kube-node-lease", {}),
+       {},
+       {cpp("everything", {kindOnly()})},
+       "",
+       "no policy selects Deployment kube-node-lease/app"},
+      {"default only by name",
+       in("default", {}),
+       {},
+       {cpp("everything", {kindOnly()})},
+       "",
+       "no policy selects Deployment default/app"},
+      {"default when named",
+       in("default", {}),
+       {},
+       {cpp("everything", {kindOnly()}), cpp("named", {inNamespace(kindOnly(), "default")})},
+       "ClusterPropagationPolicy/named",
+       ""},
+      {"kube-system when named",
+       in("kube-system", {}),
+       {},
+       {cpp("named", {inNamespace(kindOnly(), "kube-system")})},
+       "ClusterPropagationPolicy/named",
+       ""},
+      {"the operator's namespace never, even named",
+       in("flotilla-system", {}),
+       {},
+       {cpp("everything", {kindOnly()}),
+        cpp("named", {inNamespace(kindOnly(), "flotilla-system")})},
+       "",
+       "no policy selects Deployment flotilla-system/app"},
+      {"a PropagationPolicy inside a reserved namespace is its owner's choice",
+       in("kube-system", {}),
+       {pp("kube-system", "mine", {kindOnly()})},
+       {},
+       "PropagationPolicy/kube-system/mine",
+       ""},
+  };
+  for (const auto& c : cases) {
+    const Resolution r = resolvePolicy(c.workload, c.policies, c.clusterPolicies, reserved);
+    if (c.winner.empty()) {
+      EXPECT_FALSE(r.policy) << c.what << ": got " << r.policy->key.str();
+      EXPECT_EQ(r.message, c.message) << c.what;
+      continue;
+    }
+    ASSERT_TRUE(r.policy) << c.what << ": " << r.message;
+    EXPECT_EQ(r.policy->key.str(), c.winner) << c.what;
+  }
+}
+
+// Property: whatever labels a workload carries, the winner (if any) is a policy whose selectors
+// cover the workload's kind and namespace: a label can only choose among the policies open to it.
+TEST(ResolvePolicyTest, NoLabelReachesAPolicyThatDoesNotCoverTheWorkload) {
+  const std::vector<std::string> namespaces = {"team-a", "team-b", "default", "kube-system",
+                                               "flotilla-system"};
+  std::vector<api::ClusterPropagationPolicy> clusterPolicies;
+  std::vector<api::PropagationPolicy> policies;
+  const std::vector<std::string> kinds = {"Deployment", "ConfigMap"};
+  int n = 0;
+  for (const auto& kind : kinds) {
+    for (const auto& ns : namespaces) {
+      for (const std::string& scope : {std::string(), ns}) {
+        api::ResourceSelector s{.apiVersion = kind == "Deployment" ? "apps/v1" : "v1",
+                                .kind = kind,
+                                .namespace_ = scope};
+        clusterPolicies.push_back(cpp("c" + std::to_string(n), {s}));
+        if (!scope.empty()) policies.push_back(pp(ns, "p" + std::to_string(n), {s}));
+        ++n;
+      }
+    }
+  }
+  const ReservedNamespaces reserved{.operatorNamespace = "flotilla-system"};
+  for (const auto& ns : namespaces) {
+    for (int i = 0; i < n; ++i) {
+      for (const char* label : {kPolicyLabel, kClusterPolicyLabel}) {
+        const std::string name = (label == kPolicyLabel ? "p" : "c") + std::to_string(i);
+        const Workload w{.ns = ns, .name = "app", .labels = {{label, name}}};
+        const Resolution r = resolvePolicy(w, policies, clusterPolicies, reserved);
+        if (!r.policy) continue;
+        const auto& selector = r.policy->spec->resourceSelectors.at(0);
+        EXPECT_EQ(selector.kind, "Deployment") << ns << " " << name;
+        EXPECT_TRUE(selector.namespace_ == ns ||
+                    (selector.namespace_.empty() && !reserved.reserved(ns)))
+            << ns << " " << name;
+        if (r.policy->key.kind == kPropagationPolicyKind) {
+          EXPECT_EQ(r.policy->key.ns, ns);
+        } else {
+          EXPECT_NE(ns, "flotilla-system") << name;
+        }
+      }
+    }
+  }
 }
 
 TEST(ResolvePolicyTest, NoPolicyMessage) {
