@@ -17,10 +17,15 @@ struct LocalSecretReference {
   std::string name;
 };
 
+// On a credentials Secret: the one FederatedCluster whose secretRef may use it
+// (docs/security.md, H1). Whoever can write FederatedClusters cannot point one at another
+// member's credentials: the operator reads the Secret only for the cluster it names.
+inline constexpr const char* kClusterCredentialsAnnotation = "flotilla.io/cluster";
+
 struct FederatedClusterSpec {
-  std::string apiEndpoint;         // https URL of the member's API server
-  LocalSecretReference secretRef;  // Secret with `kubeconfig`, or `token` + `caBundle`
-  bool insecureSkipTLSVerify = false;
+  std::string apiEndpoint;             // https URL of the member's API server
+  LocalSecretReference secretRef;      // Secret with `kubeconfig`, or `token` + `caBundle`
+  bool insecureSkipTLSVerify = false;  // refused: credentials go over verified TLS only
   std::string provider;
   std::string region;
   std::string zone;

@@ -82,6 +82,13 @@ FieldErrors validate(const FederatedCluster& cluster) {
   validation::validateObjectMeta(cluster.metadata, validation::Scope::kCluster, true, errors);
   const auto& spec = cluster.spec;
   validateUrl("spec.apiEndpoint", spec.apiEndpoint, false, errors);
+  if (spec.insecureSkipTLSVerify) {
+    // The operator sends the member's credentials to apiEndpoint; unverified, anyone on the path
+    // (or whoever chose the endpoint) receives them (docs/security.md, L1).
+    errors.add("spec.insecureSkipTLSVerify",
+               "Forbidden: member credentials are sent over verified TLS only; put the member "
+               "API server's CA in the credentials Secret (caBundle) instead");
+  }
   if (spec.secretRef.name.empty()) {
     errors.required("spec.secretRef.name");
   } else {

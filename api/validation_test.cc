@@ -311,6 +311,12 @@ TEST(FederatedClusterValidationTest, ApiEndpointMustBePlainHttpsUrl) {
   EXPECT_THAT(validate(c), IsEmpty());
 }
 
+TEST(FederatedClusterValidationTest, InsecureSkipTLSVerifyIsRefused) {
+  auto c = fromYaml<FederatedCluster>(kCluster);
+  c.spec.insecureSkipTLSVerify = true;
+  EXPECT_THAT(fields(validate(c)), ElementsAre("spec.insecureSkipTLSVerify"));
+}
+
 TEST(FederatedClusterValidationTest, SecretRefAndTopologyAndTaints) {
   auto c = fromYaml<FederatedCluster>(kCluster);
   c.spec.secretRef.name = "";

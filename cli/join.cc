@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "api/base64.h"
+#include "api/flotilla_types.h"
 #include "api/yaml.h"
 
 namespace flotilla::cli {
@@ -207,6 +208,7 @@ json::object credentialsSecret(const std::string& cluster, const std::string& to
                                const std::string& caPem) {
   json::object m = meta(cluster + "-credentials", kSystemNamespace);
   m["labels"] = json::object{{kManagedByLabel, kManagedByValue}};
+  m["annotations"] = json::object{{api::kClusterCredentialsAnnotation, cluster}};
   return {{"apiVersion", "v1"},
           {"kind", "Secret"},
           {"type", "Opaque"},

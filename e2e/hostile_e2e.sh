@@ -54,7 +54,9 @@ contexts: [{name: $1, context: {cluster: $1, user: $1}}]
 current-context: $1
 KUBECONFIG
   )
-  kubectl -n flotilla-system create secret generic "$1-credentials" --from-file=kubeconfig="$kc" >/dev/null
+  kubectl -n flotilla-system create secret generic "$1-credentials" --from-file=kubeconfig="$kc" \
+    --dry-run=client -o yaml |
+    kubectl annotate --local -f - flotilla.io/cluster="$1" -o yaml | kubectl apply -f - >/dev/null
   kubectl apply -f - >/dev/null <<YAML
 apiVersion: flotilla.io/v1alpha1
 kind: FederatedCluster

@@ -69,7 +69,8 @@ else
       kubectl wait --for=delete fc/"$m" --timeout=30s >/dev/null
     fi
     kubectl -n flotilla-system create secret generic "$m-credentials" --from-file=kubeconfig="$kc" \
-      --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+      --dry-run=client -o yaml |
+      kubectl annotate --local -f - flotilla.io/cluster="$m" -o yaml | kubectl apply -f - >/dev/null
     kubectl apply -f - >/dev/null <<YAML
 apiVersion: flotilla.io/v1alpha1
 kind: FederatedCluster

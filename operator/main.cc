@@ -24,6 +24,7 @@
 #include "kube/leader/leader_elector.h"
 #include "kube/manager/manager.h"
 #include "operator/options.h"
+#include "webhooks/rest_access_reviewer.h"
 #include "webhooks/webhook_server.h"
 
 namespace {
@@ -316,13 +317,15 @@ int main(int argc, char** argv) {
 
   // Admission is served from the start, in every replica: the API server may call any of them.
   InformerClusterView clusterView(*profiles);
+  // A FederatedCluster's author must be able to read the Secret it names (docs/security.md, H1).
+  webhooks::RestAccessReviewer accessReviewer(manager->client(), manager->executor());
   std::unique_ptr<webhooks::WebhookServer> webhookServer;
   if (options.enableWebhooks) {
     webhooks::WebhookServerOptions wo;
     wo.address = options.webhookHost;
     wo.port = static_cast<uint16_t>(options.webhookPort);
     wo.certDir = options.certDir;
-    webhookServer = std::make_unique<webhooks::WebhookServer>(wo, clusterView);
+    webhookServer = std::make_unique<webhooks::WebhookServer>(wo, clusterView, &accessReviewer);
     if (auto started = webhookServer->start(); !started) {
       std::cerr << "flotilla-operator: " << started.error().message
                 << " (--enable-webhooks=false runs without admission webhooks)\n";

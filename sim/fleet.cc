@@ -15,6 +15,7 @@
 
 #include "api/base64.h"
 #include "api/crd_generator.h"
+#include "api/flotilla_types.h"
 #include "api/names.h"
 #include "api/quantity.h"
 #include "api/yaml.h"
@@ -323,7 +324,10 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
         {"apiVersion", "v1"},
         {"kind", "Secret"},
         {"type", "Opaque"},
-        {"metadata", json::object{{"name", secretName}, {"namespace", "flotilla-system"}}},
+        {"metadata",
+         json::object{{"name", secretName},
+                      {"namespace", "flotilla-system"},
+                      {"annotations", json::object{{api::kClusterCredentialsAnnotation, m.name}}}}},
         {"data",
          json::object{{"token", api::base64Encode(readText(dir / (m.name + ".token")))},
                       {"caBundle", api::base64Encode(readText(dir / "pki" / m.name / "ca.crt"))}}}};

@@ -107,6 +107,32 @@ Extra extraChecks(const api::ClusterPropagationPolicy& p, const ClusterView& c) 
   return policyWarnings(p, c);
 }
 
+// What the requesting user must be allowed to do themselves (docs/security.md, H1). Only
+// FederatedClusters ask: one names a credentials Secret the operator will read and send to the
+// cluster's apiEndpoint, so its author must be able to read that Secret, as the API server asks of
+// a Pod's author for a Secret the Pod mounts. Asked on create and whenever secretRef, apiEndpoint
+// or insecureSkipTLSVerify change (`old`: the object before an UPDATE, after defaulting).
+template <class T>
+std::vector<AccessCheck> requiredAccess(const T&, const T*) {
+  return {};
+}
+template <>
+std::vector<AccessCheck> requiredAccess(const api::FederatedCluster& fc,
+                                        const api::FederatedCluster* old) {
+  const auto& s = fc.spec;
+  if (old && old->spec.secretRef.namespace_ == s.secretRef.namespace_ &&
+      old->spec.secretRef.name == s.secretRef.name && old->spec.apiEndpoint == s.apiEndpoint &&
+      old->spec.insecureSkipTLSVerify == s.insecureSkipTLSVerify)
+    return {};
+  return {{.verb = "get",
+           .group = "",
+           .resource = "secrets",
+           .namespace_ = s.secretRef.namespace_,
+           .name = s.secretRef.name,
+           .why = "spec.secretRef names it as the credentials the operator sends to " +
+                  (s.apiEndpoint.empty() ? std::string("the cluster") : s.apiEndpoint)}};
+}
+
 template <class T>
 AdmissionResponse admitKind(const Route& route, const AdmissionRequest& request,
                             const ClusterView& cluster) {
@@ -154,6 +180,15 @@ AdmissionResponse admitKind(const Route& route, const AdmissionRequest& request,
   }
   if (!errors.empty()) return deny(request, route.kind, name, std::move(errors));
   allowed.warnings = std::move(extra.warnings);
+  std::optional<T> old;
+  if (request.operation == "UPDATE" && request.oldObject.is_object()) {
+    T decoded;
+    if (api::decodeInto(request.oldObject, decoded).empty()) {
+      api::setDefaults(decoded);
+      old = std::move(decoded);
+    }
+  }
+  allowed.requiredAccess = requiredAccess(object, old ? &*old : nullptr);
   return allowed;
 }
 

@@ -87,8 +87,29 @@ api::Result<AdmissionRequest> decodeAdmissionReview(std::string_view body) {
       return bad(error);
   }
   if (const json::value* u = r.if_contains("userInfo"); u && u->is_object()) {
-    if (!readString(u->as_object(), "username", out.username, error, "request.userInfo."))
+    const json::object& info = u->as_object();
+    if (!readString(info, "username", out.username, error, "request.userInfo.") ||
+        !readString(info, "uid", out.user.uid, error, "request.userInfo."))
       return bad(error);
+    out.user.username = out.username;
+    const auto strings = [](const json::value& v, std::vector<std::string>& into) {
+      if (v.is_null()) return true;
+      if (!v.is_array()) return false;
+      for (const auto& item : v.as_array()) {
+        if (!item.is_string()) return false;
+        into.emplace_back(item.as_string());
+      }
+      return true;
+    };
+    if (const json::value* g = info.if_contains("groups"); g && !strings(*g, out.user.groups))
+      return bad("request.userInfo.groups must be an array of strings");
+    if (const json::value* x = info.if_contains("extra"); x && !x->is_null()) {
+      if (!x->is_object()) return bad("request.userInfo.extra must be an object");
+      for (const auto& [key, values] : x->as_object()) {
+        if (!strings(values, out.user.extra[std::string(key)]))
+          return bad("request.userInfo.extra." + std::string(key) + " must be an array of strings");
+      }
+    }
   }
   for (auto [key, target] : {std::pair{"object", &out.object}, {"oldObject", &out.oldObject}}) {
     const json::value* v = r.if_contains(key);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,22 @@ struct GroupVersionKind {
   std::string group, version, kind;
 };
 
+// request.userInfo: who is asking, as the API server authenticated them.
+struct UserInfo {
+  std::string username;
+  std::string uid;
+  std::vector<std::string> groups;
+  std::map<std::string, std::vector<std::string>> extra;
+};
+
+// Something the requesting user must be allowed to do themselves for the request to be admitted
+// (a SubjectAccessReview on their behalf), with why, for the denial.
+struct AccessCheck {
+  std::string verb, group, resource, namespace_, name;
+  std::string why;  // "spec.secretRef names it"
+  bool operator==(const AccessCheck&) const = default;
+};
+
 struct AdmissionRequest {
   std::string uid;
   GroupVersionKind kind;
@@ -26,6 +43,7 @@ struct AdmissionRequest {
   std::string namespace_;
   std::string name;
   std::string username;          // request.userInfo.username (for logs)
+  UserInfo user;                 // request.userInfo, whole (for access reviews)
   boost::json::value object;     // null when absent (DELETE)
   boost::json::value oldObject;  // null when absent (CREATE)
   bool dryRun = false;
@@ -40,6 +58,9 @@ struct AdmissionResponse {
   api::Error status;
   std::optional<boost::json::value> patch;  // RFC 6902 operations (mutating webhooks)
   std::vector<std::string> warnings;
+  // Allowed only if the requesting user may do each of these (not sent: the server reviews them
+  // and turns the answer into a denial when one is refused; see completeAdmission).
+  std::vector<AccessCheck> requiredAccess;
 };
 
 // Decodes an AdmissionReview v1 request body. Errors (code 400) say what was wrong: not JSON,

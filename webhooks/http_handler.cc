@@ -38,11 +38,49 @@ HandledAdmission handleAdmission(const net::HttpRequest& request, const ClusterV
     out.response = review(400, denied("", decoded.error()));
     return out;
   }
-  AdmissionResponse answer = admit(*route, *decoded, cluster);
-  out.allowed = answer.allowed;
-  out.uid = answer.uid;
-  out.response = review(200, answer);
+  out.answer = admit(*route, *decoded, cluster);
+  out.allowed = out.answer.allowed;
+  out.uid = out.answer.uid;
+  if (out.answer.allowed && !out.answer.requiredAccess.empty()) {
+    out.pendingAccess = out.answer.requiredAccess;
+    out.user = decoded->user;
+    return out;
+  }
+  out.response = review(200, out.answer);
   return out;
+}
+
+void completeAdmission(HandledAdmission& handled, const std::vector<api::Result<bool>>& answers) {
+  const auto& user =
+      handled.user.username.empty() ? std::string("system:anonymous") : handled.user.username;
+  for (size_t i = 0; i < handled.pendingAccess.size(); ++i) {
+    const AccessCheck& check = handled.pendingAccess[i];
+    const std::string what = check.verb + " " + check.resource +
+                             (check.group.empty() ? "" : "." + check.group) + " \"" + check.name +
+                             "\" in namespace \"" + check.namespace_ + "\"";
+    if (i >= answers.size() || !answers[i]) {
+      const std::string why =
+          i < answers.size() ? answers[i].error().message : std::string("no answer");
+      handled.answer = denied(handled.uid, {api::reason::kInternalError,
+                                            500,
+                                            "cannot check whether user \"" + user + "\" may " +
+                                                what + " (" + check.why + "): " + why,
+                                            {}});
+      break;
+    }
+    if (!*answers[i]) {
+      handled.answer = denied(
+          handled.uid, {api::reason::kForbidden,
+                        403,
+                        "user \"" + user + "\" cannot " + what + ", and " + check.why +
+                            ": only someone who may read the Secret may name it (docs/security.md)",
+                        {}});
+      break;
+    }
+  }
+  handled.allowed = handled.answer.allowed;
+  handled.pendingAccess.clear();
+  handled.response = review(200, handled.answer);
 }
 
 }  // namespace flotilla::webhooks

@@ -13,11 +13,23 @@ struct HandledAdmission {
   std::string path;  // the endpoint, for metrics ("" when unknown)
   bool allowed = false;
   std::string uid;
+  // Access the requesting user must have for the request to be admitted (AdmissionResponse::
+  // requiredAccess). While not empty, `response` is not written yet: the caller asks a
+  // SubjectAccessReview for each and calls completeAdmission with the answers.
+  std::vector<AccessCheck> pendingAccess;
+  UserInfo user;
+  AdmissionResponse answer;  // the decision so far
 };
 
 // 404 for an unknown path, 405 for a method other than POST, 415 for a body that is not JSON by
 // its Content-Type, 400 (with an AdmissionReview saying why) for a body that is not an
-// AdmissionReview v1; otherwise 200 with the decision.
+// AdmissionReview v1; otherwise 200 with the decision (or pendingAccess, see above).
 HandledAdmission handleAdmission(const net::HttpRequest& request, const ClusterView& cluster);
+
+// Finishes a request with pendingAccess: `answers[i]` is whether the user may do
+// pendingAccess[i] (an error: the review could not be made). Any refusal denies the request with
+// 403 Forbidden naming what the user may not do; any error denies it too (fail closed: admission
+// never lets an unchecked secretRef through), with 500 and the error.
+void completeAdmission(HandledAdmission& handled, const std::vector<api::Result<bool>>& answers);
 
 }  // namespace flotilla::webhooks

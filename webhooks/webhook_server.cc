@@ -19,6 +19,7 @@ namespace asio = boost::asio;
 struct WebhookServer::Impl {
   WebhookServerOptions options;
   const ClusterView& cluster;
+  AccessReviewer* reviewer;
   CertWatcher certs;
   asio::io_context io{1};
   std::unique_ptr<net::HttpServer> server;
@@ -29,12 +30,26 @@ struct WebhookServer::Impl {
   std::map<std::pair<std::string, bool>, uint64_t> requests;  // (path, allowed) → count
   kube::Histogram latency{{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}};
 
-  Impl(WebhookServerOptions o, const ClusterView& c)
-      : options(std::move(o)), cluster(c), certs(options.certDir) {}
+  Impl(WebhookServerOptions o, const ClusterView& c, AccessReviewer* r)
+      : options(std::move(o)), cluster(c), reviewer(r), certs(options.certDir) {}
 
   asio::awaitable<void> handle(net::HttpExchange& exchange) {
     const auto started = std::chrono::steady_clock::now();
     HandledAdmission handled = handleAdmission(exchange.request(), cluster);
+    if (!handled.pendingAccess.empty()) {
+      std::vector<api::Result<bool>> answers;
+      for (const AccessCheck& check : handled.pendingAccess) {
+        if (!reviewer) {
+          answers.push_back(api::Error{
+              api::reason::kInternalError, 500, "the webhook server has no access reviewer", {}});
+          continue;
+        }
+        auto review = reviewer->allowed(handled.user, check);
+        auto answer = co_await std::move(review);
+        answers.push_back(std::move(answer));
+      }
+      completeAdmission(handled, answers);
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!handled.path.empty()) {
@@ -51,8 +66,9 @@ struct WebhookServer::Impl {
   }
 };
 
-WebhookServer::WebhookServer(WebhookServerOptions options, const ClusterView& cluster)
-    : impl_(std::make_unique<Impl>(std::move(options), cluster)) {}
+WebhookServer::WebhookServer(WebhookServerOptions options, const ClusterView& cluster,
+                             AccessReviewer* reviewer)
+    : impl_(std::make_unique<Impl>(std::move(options), cluster, reviewer)) {}
 
 WebhookServer::~WebhookServer() { stop(); }
 

@@ -12,6 +12,7 @@
 
 #include "api/result.h"
 #include "kube/manager/metrics.h"
+#include "webhooks/access_review.h"
 #include "webhooks/admission.h"
 
 namespace flotilla::webhooks {
@@ -34,8 +35,10 @@ struct WebhookServerOptions {
 
 class WebhookServer {
  public:
-  // `cluster` must outlive the server.
-  WebhookServer(WebhookServerOptions options, const ClusterView& cluster);
+  // `cluster` and `reviewer` must outlive the server. Without a reviewer, a request that needs an
+  // access review (a FederatedCluster naming a Secret) is denied: admission fails closed.
+  WebhookServer(WebhookServerOptions options, const ClusterView& cluster,
+                AccessReviewer* reviewer = nullptr);
   ~WebhookServer();
   WebhookServer(const WebhookServer&) = delete;
   WebhookServer& operator=(const WebhookServer&) = delete;

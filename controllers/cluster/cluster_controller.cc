@@ -7,6 +7,7 @@
 
 #include "api/conditions.h"
 #include "api/time.h"
+#include "controllers/cluster/credentials.h"
 #include "controllers/common/await.h"
 #include "controllers/common/log.h"
 #include "controllers/common/typed.h"
@@ -70,6 +71,11 @@ void ClusterController::readCredentials(const api::FederatedCluster& fc, Memory&
   if (!secret) {
     memory.configError =
         "credentials Secret " + ns + "/" + ref.name + ": " + secret.error().message;
+    memory.fingerprint.clear();
+    return;
+  }
+  if (auto unbound = credentialsBindingError(*secret, fc.metadata.name)) {
+    memory.configError = "credentials Secret " + ns + "/" + ref.name + ": " + *unbound;
     memory.fingerprint.clear();
     return;
   }

@@ -272,7 +272,20 @@ api::Result<RestConfig> configFromSecret(const json::object& secret, const std::
     if (*ca) config.caPem = std::move(**ca);
   }
   if (config.server.empty()) return configError("no API endpoint for the cluster");
-  config.insecureSkipVerify = config.insecureSkipVerify || insecureSkipVerify;
+  // The credentials go only to a server whose identity is verified (docs/security.md, H1 and
+  // L1): a cleartext endpoint or verification turned off — by the FederatedCluster or by the
+  // kubeconfig inside the Secret — is an error, never a silent downgrade.
+  if (config.server.rfind("https://", 0) != 0) {
+    return configError("the API endpoint " + config.server +
+                       " is not https: member credentials are sent over verified TLS only");
+  }
+  if (insecureSkipVerify || config.insecureSkipVerify) {
+    return configError(std::string(insecureSkipVerify
+                                       ? "spec.insecureSkipTLSVerify"
+                                       : "the kubeconfig's insecure-skip-tls-verify") +
+                       " turns TLS verification off, and member credentials are sent over "
+                       "verified TLS only: put the member API server's CA in the Secret instead");
+  }
   config.source = "credentials secret";
   return config;
 }

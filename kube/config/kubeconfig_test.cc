@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 #include <map>
+#include <tuple>
 
 #include "api/base64.h"
 #include "api/temp_dir.h"
@@ -176,11 +177,12 @@ TEST(ConfigFromSecret, TokenAndCaBundleOrKubeconfig) {
 
   json::object kubeconfigSecret{
       {"data", json::object{{"kubeconfig", api::base64Encode(kTwoContexts)}}}};
-  auto viaKubeconfig = configFromSecret(kubeconfigSecret, "", true);
+  auto viaKubeconfig = configFromSecret(kubeconfigSecret, "", false);
   ASSERT_TRUE(viaKubeconfig) << viaKubeconfig.error().message;
   EXPECT_EQ(viaKubeconfig->server, "https://127.0.0.1:6443/prefix");
   EXPECT_EQ(viaKubeconfig->token, "abc123");
-  EXPECT_TRUE(viaKubeconfig->insecureSkipVerify);
+  EXPECT_FALSE(viaKubeconfig->insecureSkipVerify);
+  EXPECT_FALSE(configFromSecret(kubeconfigSecret, "", true));  // insecureSkipTLSVerify: refused
 
   auto empty = configFromSecret(json::object{{"data", json::object{}}}, "https://x", false);
   ASSERT_FALSE(empty);
@@ -190,6 +192,46 @@ TEST(ConfigFromSecret, TokenAndCaBundleOrKubeconfig) {
       configFromSecret(json::object{{"data", json::object{{"token", "%%%"}}}}, "https://x", false);
   ASSERT_FALSE(notBase64);
   EXPECT_NE(notBase64.error().message.find("not valid base64"), std::string::npos);
+}
+
+// Credentials go out over verified TLS only (docs/security.md, L1): whoever writes the
+// FederatedCluster or the Secret cannot turn that off, and an http endpoint is refused.
+TEST(ConfigFromSecret, NeverSendsCredentialsUnverified) {
+  namespace json = boost::json;
+  const json::object tokenSecret{{"data", json::object{{"token", api::base64Encode("tok")}}}};
+  for (const auto& [endpoint, insecure, wanted] :
+       {std::tuple{"http://10.0.0.1:8080", false, "is not https"},
+        std::tuple{"HTTP://10.0.0.1", false, "is not https"},
+        std::tuple{"https://10.0.0.1", true,
+                   "spec.insecureSkipTLSVerify turns TLS verification"}}) {
+    auto config = configFromSecret(tokenSecret, endpoint, insecure);
+    ASSERT_FALSE(config) << endpoint;
+    EXPECT_NE(config.error().message.find(wanted), std::string::npos) << config.error().message;
+    EXPECT_EQ(config.error().message.find("tok"), std::string::npos);
+  }
+  const std::string plain = R"(
+clusters: [{name: c, cluster: {server: "http://10.0.0.1:8080"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+)";
+  const json::object kubeconfigSecret{
+      {"data", json::object{{"kubeconfig", api::base64Encode(plain)}}}};
+  EXPECT_FALSE(configFromSecret(kubeconfigSecret, "", false));
+  // The kubeconfig's insecure-skip-tls-verify cannot turn verification off either.
+  const std::string insecure = R"(
+clusters: [{name: c, cluster: {server: "https://10.0.0.1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+)";
+  auto skipped = configFromSecret(
+      json::object{{"data", json::object{{"kubeconfig", api::base64Encode(insecure)}}}}, "", false);
+  ASSERT_FALSE(skipped);
+  EXPECT_NE(skipped.error().message.find("the kubeconfig's insecure-skip-tls-verify"),
+            std::string::npos);
+  // apiEndpoint replaces the kubeconfig's server, so an https one makes it acceptable.
+  EXPECT_TRUE(configFromSecret(kubeconfigSecret, "https://10.0.0.1:6443", false));
 }
 
 // A member's Secret is outside data: a kubeconfig in it that names local files would have the

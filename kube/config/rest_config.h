@@ -75,7 +75,8 @@ api::Result<RestConfig> inClusterConfig(
 // A member cluster's configuration from its FederatedCluster (apiEndpoint, insecureSkipTLSVerify)
 // and the referenced Secret's data: either `kubeconfig` (its current context is used, apiEndpoint
 // overrides the server when set) or `token` plus optional `caBundle`. Values are base64 as in any
-// Secret's `data`.
+// Secret's `data`. The result always verifies TLS: an http endpoint, `insecureSkipVerify` or a
+// kubeconfig's insecure-skip-tls-verify is an error (credentials never go out unverified).
 api::Result<RestConfig> configFromSecret(const boost::json::object& secret,
                                          const std::string& apiEndpoint, bool insecureSkipVerify);
 

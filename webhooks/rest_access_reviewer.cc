@@ -1,0 +1,29 @@
+#include "webhooks/rest_access_reviewer.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace flotilla::webhooks {
+namespace asio = boost::asio;
+
+namespace {
+const kube::ResourceId kSubjectAccessReviews{"authorization.k8s.io", "v1", "subjectaccessreviews",
+                                             false, "SubjectAccessReview"};
+}  // namespace
+
+RestAccessReviewer::RestAccessReviewer(kube::RestClient& host, asio::any_io_executor hostExecutor)
+    : host_(host), hostExecutor_(std::move(hostExecutor)) {}
+
+asio::awaitable<api::Result<bool>> RestAccessReviewer::allowed(const UserInfo& user,
+                                                               const AccessCheck& check) {
+  const boost::json::object body = subjectAccessReview(user, check);
+  const kube::WriteOptions options;
+  // The host client belongs to the manager's I/O thread: the review runs there and this
+  // coroutine (on the webhook's thread) resumes with the answer.
+  auto task = host_.create(kSubjectAccessReviews, "", body, options);
+  auto answer = co_await asio::co_spawn(hostExecutor_, std::move(task), asio::use_awaitable);
+  if (!answer) co_return answer.error();
+  co_return accessAllowed(*answer);
+}
+
+}  // namespace flotilla::webhooks
