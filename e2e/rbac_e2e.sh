@@ -2,8 +2,9 @@
 # Least privilege, proven (issue 12): the operator runs authenticated as its ServiceAccount with
 # exactly config/rbac's rules and the operator scenario passes; then each rule is removed in turn
 # and the same scenario must fail with Forbidden — so the rules are sufficient and not padded.
-# The scenario: a Deployment with a policy is scheduled, runs on the members (host Deployment
-# 6/6), is scaled, and is deleted (member Deployments and the FederatedDeployment go).
+# The scenario: the FederatedCluster webhook admits a cluster (after a SubjectAccessReview), a
+# Deployment with a policy is scheduled, runs on the members (host Deployment 6/6), is scaled,
+# and is deleted (member Deployments and the FederatedDeployment go).
 # RBAC_RULES=all (default in `make test`) removes every rule; RBAC_RULES="0 3" only those.
 # Runs against flotilla-sim, or the clusters named as in operator_lib.sh.
 # Usage: rbac_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator
@@ -91,6 +92,25 @@ diagnose() {  # diagnose WORKLOAD OPERATOR-NAME
   tail -n 15 "$WORK/operator-$2.log"
 }
 
+# admits_cluster OPERATOR-NAME: operator's FederatedCluster webhook admits one an admin creates
+# naming a credentials Secret (it asks the API server a SubjectAccessReview first). Sent straight
+# to the webhook, as the API server would, so the suite's other writes do not depend on it.
+admits_cluster() {
+  local port
+  port=$(webhook_port "$1") && [[ -n $port ]] || return 1
+  curl -s --max-time 5 --cacert "$WORK/certs/ca.crt" -H 'Content-Type: application/json' \
+    "https://127.0.0.1:$port/validate-flotilla-io-v1alpha1-federatedcluster" -d @- <<'JSON' |
+{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"rbac-e2e",
+ "kind":{"group":"flotilla.io","version":"v1alpha1","kind":"FederatedCluster"},
+ "resource":{"group":"flotilla.io","version":"v1alpha1","resource":"federatedclusters"},
+ "operation":"CREATE","name":"probe",
+ "userInfo":{"username":"kubernetes-admin","groups":["system:masters","system:authenticated"]},
+ "object":{"apiVersion":"flotilla.io/v1alpha1","kind":"FederatedCluster","metadata":{"name":"probe"},
+   "spec":{"apiEndpoint":"https://127.0.0.1:1","secretRef":{"name":"member1-credentials"}}}}}
+JSON
+    grep -q '"allowed":true'
+}
+
 # scenario OPERATOR-NAME WORKLOAD: 0 when every step converged with no Forbidden in the log.
 # With STOP_ON_FORBIDDEN, it returns as soon as the operator logs a Forbidden (a removed rule).
 scenario() {
@@ -109,6 +129,7 @@ scenario() {
     diagnose "$w" "$op"  # printed with the failure, for whoever reads the CI log
     return 1
   }
+  step "a FederatedCluster admitted" admits_cluster "$op" || return 1
   deployment "$w" 6
   step "scheduled" scheduled "$w" || return 1
   step "6 replicas on the members" members_have "$w" 6 || return 1

@@ -64,9 +64,11 @@ api::Result<kube::RestConfig> hostConfig(const op::Options& options) {
   return kube::inClusterConfig();
 }
 
-// The checks that turn a misconfiguration into one line instead of endless retries.
+// The checks that turn a misconfiguration into one line instead of endless retries. Sets
+// `hostId` to the host's identity: the UID of its kube-system namespace, which lives as long as
+// the cluster (docs/security.md, M1: marked on every member object this host makes).
 std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
-                      const op::Options& options) {
+                      const op::Options& options, std::string& hostId) {
   kube::RestConfig quick = config;
   quick.timeout = std::chrono::seconds(10);
   kube::RestClientOptions once;
@@ -94,7 +96,7 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
   // The calls' arguments are named, defaults included: a coroutine keeps references, not copies,
   // of them, and a temporary made inside the lambda dies when it returns.
   const std::string versionPath = "/version", gv = api::kGroupVersion, kind = "ResourceBinding",
-                    none, electionNs = options.leaderElectionNamespace;
+                    none, electionNs = options.leaderElectionNamespace, system = "kube-system";
   auto version = settled([&] { return c.getPath(versionPath); });
   if (!version) {
     return "cannot reach the host API server " + config.server + ": " + version.error().message;
@@ -115,6 +117,16 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
       return "reading namespace " + options.leaderElectionNamespace + ": " + ns.error().message;
     }
   }
+  auto systemNs = settled([&] { return c.get(ctl::resources::kNamespaces, none, system, none); });
+  if (!systemNs) {
+    return "reading namespace kube-system (its UID identifies this host on the members): " +
+           systemNs.error().message;
+  }
+  const auto* meta = systemNs->if_contains("metadata");
+  const auto* uid = meta && meta->is_object() ? meta->as_object().if_contains("uid") : nullptr;
+  if (!uid || !uid->is_string() || uid->as_string().empty())
+    return "namespace kube-system on the host has no metadata.uid";
+  hostId = std::string(uid->as_string());
   return "";
 }
 
@@ -188,7 +200,8 @@ int main(int argc, char** argv) {
     std::cerr << "flotilla-operator: " << e.what() << "\n";
     return 1;
   }
-  if (auto problem = preflight(*manager, *config, options); !problem.empty()) {
+  std::string hostId;
+  if (auto problem = preflight(*manager, *config, options, hostId); !problem.empty()) {
     std::cerr << "flotilla-operator: " << problem << "\n";
     return 1;
   }
@@ -221,11 +234,13 @@ int main(int argc, char** argv) {
   ctl::cluster::MemberRegistryOptions registryOptions;
   registryOptions.requestTimeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(options.clusterProbeTimeout);
+  registryOptions.hostId = hostId;
   ctl::cluster::AsioMemberRegistry members(manager->executor(), registryOptions);
   ctl::cluster::ClusterControllerOptions clusterOptions;
   clusterOptions.probePeriod = options.clusterProbePeriod;
   clusterOptions.probeThreshold = options.clusterProbeThreshold;
   clusterOptions.failoverGrace = options.clusterFailoverGrace;
+  clusterOptions.hostId = hostId;
   ctl::cluster::ClusterController clusterController(manager->client(), manager->executor(),
                                                     *clusters, members, recorder, clusterOptions);
   auto& clusterLoop = manager->addController("cluster", clusterController, controllerOptions());
@@ -250,6 +265,7 @@ int main(int argc, char** argv) {
   ctl::sync::SyncControllerOptions syncOptions;
   syncOptions.gracefulMoveTimeout = options.gracefulMoveTimeout;
   syncOptions.failoverGrace = options.clusterFailoverGrace;
+  syncOptions.hostId = hostId;
   ctl::sync::SyncController sync(manager->client(), manager->executor(),
                                  {*federated, *bindings, *clusters}, members, recorder,
                                  syncOptions);

@@ -46,6 +46,11 @@ struct WebhookServer::Impl {
         }
         auto review = reviewer->allowed(handled.user, check);
         auto answer = co_await std::move(review);
+        if (!answer) {
+          spdlog::warn("webhook: cannot review whether {} may {} {} {}/{}: {}",
+                       handled.user.username, check.verb, check.resource, check.namespace_,
+                       check.name, answer.error().message);
+        }
         answers.push_back(std::move(answer));
       }
       completeAdmission(handled, answers);

@@ -213,9 +213,10 @@ api::Result<kube::ReconcileResult> ClusterController::finalize(const api::Federa
     bool cleaned = skip;
     // Probe now: the stored Ready condition stops moving once deletion starts.
     if (!cleaned && member && probe(*member).outcome == ProbeOutcome::kHealthy) {
-      // Remove what Flotilla put on the member: every object labelled as Flotilla's.
+      // Remove what Flotilla put on the member: the objects this host made through this entry
+      // (not another host's, not another entry's for the same member).
       kube::ListOptions selector;
-      selector.labelSelector = managedSelector();
+      selector.labelSelector = madeThroughSelector(options_.hostId, name);
       auto list =
           await(member->executor(), member->client().list(resources::kDeployments, "", selector));
       if (list) {

@@ -30,6 +30,9 @@ struct ClusterControllerOptions {
   std::chrono::nanoseconds secretRefresh = std::chrono::minutes(1);
   std::function<api::Clock::time_point()> wallClock = api::Clock::now;
   const api::SteadyClockInterface* clock = nullptr;  // default: the real steady clock
+  // This host's identity: deleting a FederatedCluster removes from the member only what this
+  // host made through that entry (docs/security.md, M1).
+  std::string hostId;
 };
 
 class ClusterController final : public kube::Reconciler {

@@ -42,7 +42,8 @@ class AsioMemberConnection final : public MemberConnection {
   AsioMemberConnection(std::string name, std::string fingerprint,
                        boost::asio::any_io_executor executor,
                        std::unique_ptr<kube::RestClient> client,
-                       const kube::InformerOptions& informerOptions, const MemberEvents& events)
+                       const kube::InformerOptions& informerOptions, const MemberEvents& events,
+                       const std::string& hostId)
       : name_(std::move(name)),
         fingerprint_(std::move(fingerprint)),
         executor_(std::move(executor)),
@@ -80,16 +81,16 @@ class AsioMemberConnection final : public MemberConnection {
     ph.onDelete = [podChanged](const kube::ObjectPtr& o, bool) { podChanged(o); };
     pods_.addHandler(ph);
 
-    deployments_.addIndex(kBindingIndex, [](const boost::json::object& o) {
+    deployments_.addIndex(kBindingIndex, [hostId](const boost::json::object& o) {
       std::vector<std::string> keys;
-      if (auto key = managingBinding(o); !key.empty()) keys.push_back(std::move(key));
+      if (auto key = managingBinding(o, hostId); !key.empty()) keys.push_back(std::move(key));
       return keys;
     });
     kube::EventHandler dh;
-    auto notify = [cluster = name_, f = events.deploymentChanged](const kube::ObjectPtr& o,
-                                                                  bool specChanged) {
+    auto notify = [cluster = name_, f = events.deploymentChanged, hostId](const kube::ObjectPtr& o,
+                                                                          bool specChanged) {
       if (!f) return;
-      if (auto key = managingBinding(*o); !key.empty()) f(cluster, key, specChanged);
+      if (auto key = managingBinding(*o, hostId); !key.empty()) f(cluster, key, specChanged);
     };
     dh.onAdd = [notify](const kube::ObjectPtr& o) { notify(o, true); };
     dh.onUpdate = [notify](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
@@ -187,8 +188,9 @@ api::Result<std::shared_ptr<MemberConnection>> AsioMemberRegistry::ensure(
   clientOptions.maxRetryAfter = std::chrono::seconds(1);
   auto client = kube::RestClient::create(executor_, memberConfig, clientOptions);
   if (!client) return client.error();
-  auto connection = std::make_shared<AsioMemberConnection>(
-      name, fingerprint, executor_, std::move(*client), options_.informers, events_);
+  auto connection =
+      std::make_shared<AsioMemberConnection>(name, fingerprint, executor_, std::move(*client),
+                                             options_.informers, events_, options_.hostId);
   std::lock_guard lock(mutex_);
   members_[name] = connection;
   return std::shared_ptr<MemberConnection>(connection);

@@ -77,6 +77,9 @@ struct MemberRegistryOptions {
   // tell the operator's requests from users'.
   std::string userAgent = "flotilla-operator/0.1";
   kube::InformerOptions informers;
+  // This host's identity: member Deployments another host made are not indexed as this host's
+  // (managingBinding).
+  std::string hostId;
 };
 
 class AsioMemberConnection;

@@ -39,13 +39,29 @@ std::string bindingSelector(const std::string& bindingKey) {
   return managedSelector() + "," + kBindingLabel + "=" + bindingHash(bindingKey);
 }
 
-std::string managingBinding(const boost::json::object& object) {
-  if (stringAt(metaMap(object, "labels"), kManagedByLabel) != kManagedByValue) return "";
-  return stringAt(metaMap(object, "annotations"), kBindingAnnotation);
+std::string madeThroughSelector(const std::string& hostId, const std::string& cluster) {
+  return managedSelector() + "," + kHostLabel + "=" + hostId + "," + kClusterLabel + "=" + cluster;
 }
 
-bool managedFor(const boost::json::object& object, const std::string& bindingKey) {
-  return !bindingKey.empty() && managingBinding(object) == bindingKey;
+std::string managingBinding(const boost::json::object& object, const std::string& hostId) {
+  const auto* labels = metaMap(object, "labels");
+  if (stringAt(labels, kManagedByLabel) != kManagedByValue) return "";
+  if (!hostId.empty() && labels->contains(kHostLabel) && stringAt(labels, kHostLabel) != hostId)
+    return "";
+  std::string key = stringAt(metaMap(object, "annotations"), kBindingAnnotation);
+  // Its own identity must be the key: "ns/name".
+  const auto* meta = object.if_contains("metadata");
+  const auto& m = meta->as_object();  // metaMap found labels, so metadata is an object
+  const auto* ns = m.if_contains("namespace");
+  const auto* name = m.if_contains("name");
+  if (!ns || !ns->is_string() || !name || !name->is_string()) return "";
+  const std::string own = std::string(ns->as_string()) + "/" + std::string(name->as_string());
+  return key == own ? key : "";
+}
+
+bool managedFor(const boost::json::object& object, const std::string& bindingKey,
+                const std::string& hostId) {
+  return !bindingKey.empty() && managingBinding(object, hostId) == bindingKey;
 }
 
 }  // namespace flotilla::controllers

@@ -52,7 +52,8 @@ bool numbersEqual(const json::value& a, const json::value& b) {
 
 api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment& fd,
                                                   const std::string& bindingKey,
-                                                  const std::string& cluster, int32_t replicas) {
+                                                  const std::string& cluster, int32_t replicas,
+                                                  const std::string& hostId) {
   // The template as JSON, through the whole FederatedDeployment (its codec is instantiated).
   auto whole = api::encode(fd);
   json::object tmpl;
@@ -113,6 +114,8 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
   auto& labels = objectAt(m, "labels");
   labels[kManagedByLabel] = kManagedByValue;
   labels[kBindingLabel] = bindingHash(bindingKey);
+  labels[kClusterLabel] = cluster;
+  if (!hostId.empty()) labels[kHostLabel] = hostId;
   // The pods carry the marks too (a ReplicaSet copies the template's labels): auto-migration finds
   // a workload's ReplicaSets and pods on a member by them, through an index, without reading
   // every pod's owner chain. Extra template labels do not touch the selector.
@@ -128,6 +131,33 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
   const std::string hash = hashOf(json::serialize(result));
   objectAt(objectAt(result, "metadata"), "annotations")[kAppliedHashAnnotation] = hash;
   return result;
+}
+
+json::object memberNamespace(const json::object& hostNamespace) {
+  json::object labels{{kManagedByLabel, kManagedByValue}};
+  std::string name;
+  if (const auto* meta = hostNamespace.if_contains("metadata"); meta && meta->is_object()) {
+    if (const auto* n = meta->as_object().if_contains("name"); n && n->is_string())
+      name = n->as_string();
+    if (const auto* l = meta->as_object().if_contains("labels"); l && l->is_object()) {
+      for (const auto& [key, value] : l->as_object()) {
+        if (key.starts_with("pod-security.kubernetes.io/") && value.is_string())
+          labels[key] = value;
+      }
+    }
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "Namespace"},
+          {"metadata", json::object{{"name", name}, {"labels", std::move(labels)}}}};
+}
+
+bool flotillaNamespace(const json::object& memberNamespace) {
+  const auto* meta = memberNamespace.if_contains("metadata");
+  if (!meta || !meta->is_object()) return false;
+  const auto* labels = meta->as_object().if_contains("labels");
+  if (!labels || !labels->is_object()) return false;
+  const auto* v = labels->as_object().if_contains(kManagedByLabel);
+  return v && v->is_string() && v->as_string() == kManagedByValue;
 }
 
 namespace {

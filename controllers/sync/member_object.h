@@ -18,13 +18,25 @@ inline constexpr const char* kAppliedHashAnnotation = "flotilla.io/applied-hash"
 
 // The member Deployment for `cluster`: the FederatedDeployment's template (labels, annotations,
 // spec verbatim) with `replicas`, that cluster's overrides (RFC 6902) applied in order, then
-// Flotilla's marks (managed-by and binding labels, binding and source-generation annotations,
-// applied hash), which no override can remove. A patch that cannot be applied is an error naming
-// the patch, its JSON pointer and the reason.
+// Flotilla's marks (managed-by and binding labels, host and cluster labels on the Deployment
+// only — on the pod template they would restart every pod when they change —, binding and
+// source-generation annotations, applied hash), which no override can remove. A patch that cannot
+// be applied is an error naming the patch, its JSON pointer and the reason. `hostId` "" leaves
+// the host label out (tests of other marks).
 api::Result<boost::json::object> desiredMemberDeployment(const api::FederatedDeployment& fd,
                                                          const std::string& bindingKey,
                                                          const std::string& cluster,
-                                                         int32_t replicas);
+                                                         int32_t replicas,
+                                                         const std::string& hostId = "");
+
+// The member Namespace Flotilla creates for host namespace `hostNamespace` (docs/security.md,
+// H3): its name, Flotilla's managed-by label, and the host namespace's Pod Security admission
+// labels (pod-security.kubernetes.io/*), so the member's admission enforces on the pods what the
+// host's would have. Other labels and annotations stay on the host.
+boost::json::object memberNamespace(const boost::json::object& hostNamespace);
+// Whether a member Namespace may hold Flotilla's objects: Flotilla made it, or its owner on the
+// member labelled it flotilla.io/managed-by=flotilla.
+bool flotillaNamespace(const boost::json::object& memberNamespace);
 
 // Whether `live` already holds every field `desired` sets, with the same values (fields the
 // server defaulted or other managers own are ignored; quantities compare by value: "0.5" holds

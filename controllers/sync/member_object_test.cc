@@ -73,6 +73,86 @@ TEST(DesiredMemberDeployment, TemplateReplicasAndOwnershipMarks) {
   EXPECT_FALSE(managedFor(o, "demo/other"));
 }
 
+// docs/security.md M1: who made a member object, and what cannot pose as Flotilla's.
+TEST(DesiredMemberDeployment, HostAndClusterMarksOnTheDeploymentOnly) {
+  auto d = desiredMemberDeployment(fd(), "demo/web", "member1", 2, "host-uid-1");
+  ASSERT_TRUE(d) << d.error();
+  const auto& labels = d->at("metadata").at("labels").as_object();
+  EXPECT_EQ(labels.at(kHostLabel), "host-uid-1");
+  EXPECT_EQ(labels.at(kClusterLabel), "member1");
+  // Not on the pod template: a change would restart every pod.
+  const auto& podLabels = d->at("spec").at("template").at("metadata").at("labels").as_object();
+  EXPECT_FALSE(podLabels.contains(kHostLabel));
+  EXPECT_FALSE(podLabels.contains(kClusterLabel));
+  EXPECT_TRUE(managedFor(*d, "demo/web", "host-uid-1"));
+  EXPECT_FALSE(managedFor(*d, "demo/web", "another-host"));  // another host's object
+  // An override cannot take the marks away.
+  auto f = fd();
+  api::ClusterOverride o;
+  o.clusterName = "member1";
+  o.patches = {op("remove", "/metadata/labels/flotilla.io~1host"),
+               op("replace", "/metadata/labels/flotilla.io~1cluster", "member2")};
+  f.spec.overrides = {o};
+  auto patched = desiredMemberDeployment(f, "demo/web", "member1", 2, "host-uid-1");
+  ASSERT_TRUE(patched) << patched.error();
+  EXPECT_EQ(patched->at("metadata").at("labels").at(kHostLabel), "host-uid-1");
+  EXPECT_EQ(patched->at("metadata").at("labels").at(kClusterLabel), "member1");
+}
+
+TEST(ManagingBinding, ADecoyCannotPoseAsAWorkloadsCopy) {
+  const auto object = [](std::string ns, std::string name, std::string annotation,
+                         std::string host = "") {
+    json::object labels{{kManagedByLabel, kManagedByValue},
+                        {kBindingLabel, bindingHash(annotation)}};
+    if (!host.empty()) labels[kHostLabel] = host;
+    return json::object{
+        {"metadata",
+         json::object{{"namespace", ns},
+                      {"name", name},
+                      {"labels", labels},
+                      {"annotations", json::object{{kBindingAnnotation, annotation}}}}}};
+  };
+  // The real copy.
+  EXPECT_EQ(managingBinding(object("victim", "app", "victim/app", "h1"), "h1"), "victim/app");
+  // A member user's Deployment in their own namespace, marked as the victim's copy.
+  EXPECT_EQ(managingBinding(object("attacker", "decoy", "victim/app"), "h1"), "");
+  EXPECT_EQ(managingBinding(object("attacker", "app", "victim/app"), "h1"), "");
+  EXPECT_FALSE(managedFor(object("attacker", "decoy", "victim/app"), "victim/app", "h1"));
+  // Another host's object at the same place is not this host's.
+  EXPECT_EQ(managingBinding(object("victim", "app", "victim/app", "h2"), "h1"), "");
+  // One made before the host label existed is (its next apply adds the label).
+  EXPECT_EQ(managingBinding(object("victim", "app", "victim/app"), "h1"), "victim/app");
+  // Malformed metadata is nobody's.
+  json::object noName = object("victim", "app", "victim/app");
+  noName["metadata"].as_object().erase("name");
+  EXPECT_EQ(managingBinding(noName), "");
+  EXPECT_EQ(madeThroughSelector("h1", "member1"),
+            "flotilla.io/managed-by=flotilla,flotilla.io/host=h1,flotilla.io/cluster=member1");
+}
+
+// docs/security.md H3: the member namespace carries the host namespace's Pod Security labels.
+TEST(MemberNamespace, CarriesPodSecurityLabelsAndNothingElse) {
+  const auto host = json::parse(R"({"apiVersion":"v1","kind":"Namespace",
+      "metadata":{"name":"team-a","uid":"u","resourceVersion":"9",
+        "labels":{"pod-security.kubernetes.io/enforce":"restricted",
+                  "pod-security.kubernetes.io/enforce-version":"latest",
+                  "pod-security.kubernetes.io/warn":"restricted",
+                  "kubernetes.io/metadata.name":"team-a","team":"a"},
+        "annotations":{"owner":"a"}}})")
+                        .as_object();
+  EXPECT_EQ(json::value(memberNamespace(host)),
+            json::parse(R"({"apiVersion":"v1","kind":"Namespace",
+      "metadata":{"name":"team-a","labels":{"flotilla.io/managed-by":"flotilla",
+        "pod-security.kubernetes.io/enforce":"restricted",
+        "pod-security.kubernetes.io/enforce-version":"latest",
+        "pod-security.kubernetes.io/warn":"restricted"}}})"));
+  EXPECT_TRUE(flotillaNamespace(memberNamespace(host)));
+  EXPECT_FALSE(flotillaNamespace(host));  // a namespace someone else made
+  EXPECT_FALSE(flotillaNamespace(json::object{}));
+  EXPECT_FALSE(flotillaNamespace(
+      json::parse(R"({"metadata":{"labels":{"flotilla.io/managed-by":"other"}}})").as_object()));
+}
+
 TEST(DesiredMemberDeployment, OverridesApplyToTheirClusterOnly) {
   auto f = fd();
   f.spec.overrides = {{"member2",

@@ -113,7 +113,8 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
         auto member = members_.get(kube::objectKey(*fc));
         if (!member) return keys;
         for (const auto& o : member->deployments().store().list())
-          if (auto key = managingBinding(*o); !key.empty()) keys.push_back(std::move(key));
+          if (auto key = managingBinding(*o, options_.hostId); !key.empty())
+            keys.push_back(std::move(key));
         return keys;
       },
       kube::Predicate{nullptr,
@@ -192,7 +193,7 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
     retry->soon = true;
     return fail(kUndecided, "no connection to " + cluster + " yet");
   }
-  auto desired = desiredMemberDeployment(fd, key, cluster, replicas);
+  auto desired = desiredMemberDeployment(fd, key, cluster, replicas, options_.hostId);
   if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
 
   const auto& ns = fd.metadata.namespace_;
@@ -213,17 +214,20 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
       retry->backoff = true;
       return fail(propagation::kCreationFailed, got.error().message);
     } else {
-      // The namespace first, labelled as Flotilla's (kept when the workload goes: other objects
-      // may live there).
+      // The namespace first (docs/security.md, H3): made by Flotilla, labelled as Flotilla's
+      // and carrying the host namespace's Pod Security labels (kept when the workload goes:
+      // other objects may live there); one that exists and Flotilla did not make is used only
+      // when its owner on the member has labelled it as Flotilla's.
       auto nsObject = await(member->executor(), client.get(resources::kNamespaces, "", ns));
       if (!nsObject && nsObject.error().code == 404) {
-        json::object n{
-            {"apiVersion", "v1"},
-            {"kind", "Namespace"},
-            {"metadata",
-             json::object{{"name", ns},
-                          {"labels", json::object{{kManagedByLabel, kManagedByValue}}}}}};
-        auto created = await(member->executor(), client.create(resources::kNamespaces, "", n));
+        auto hostNs = await(executor_, host_.get(resources::kNamespaces, "", ns));
+        if (!hostNs) {
+          retry->backoff = true;
+          return fail(propagation::kCreationFailed,
+                      "reading namespace " + ns + " on the host: " + hostNs.error().message);
+        }
+        auto created = await(member->executor(),
+                             client.create(resources::kNamespaces, "", memberNamespace(*hostNs)));
         if (!created && created.error().reason != api::reason::kAlreadyExists) {
           (unreachable(created.error()) ? retry->soon : retry->backoff) = true;
           return fail(propagation::kCreationFailed,
@@ -234,11 +238,18 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
         return fail(unreachable(nsObject.error()) ? propagation::kClusterNotReady
                                                   : propagation::kCreationFailed,
                     "reading namespace " + ns + ": " + nsObject.error().message);
+      } else if (!flotillaNamespace(*nsObject)) {
+        retry->backoff = true;
+        return fail(propagation::kCreationFailed,
+                    "namespace " + ns + " exists on " + cluster +
+                        " and Flotilla did not create it; its owner there may let Flotilla use "
+                        "it: kubectl label namespace " +
+                        ns + " " + kManagedByLabel + "=" + kManagedByValue);
       }
     }
   }
-  if (live && !managedFor(*live, key)) {
-    const std::string owner = managingBinding(*live);
+  if (live && !managedFor(*live, key, options_.hostId)) {
+    const std::string owner = managingBinding(*live, options_.hostId);
     return fail(propagation::kCreationFailed,
                 "Deployment " + key + " already exists on " + cluster + " and is " +
                     (owner.empty() ? std::string("not managed by Flotilla")
@@ -308,7 +319,7 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
         continue;
       }
       for (const auto& o : live->items) {
-        if (!managedFor(o, key)) continue;
+        if (!managedFor(o, key, options_.hostId)) continue;
         kube::DeleteOptions options;
         options.preconditionUid = uidOf(o);
         auto gone = await(member->executor(),
@@ -410,7 +421,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     m.reachable = true;
     auto live = member->deployments().store().get(key);
     if (!live) deletedYet(cluster, key, "");  // gone from the cache: forget the deletion
-    if (live && managedFor(*live, key) && !deletedYet(cluster, key, uidOf(*live))) {
+    if (live && managedFor(*live, key, options_.hostId) &&
+        !deletedYet(cluster, key, uidOf(*live))) {
       auto d = fromObject<api::Deployment>(live);
       if (d) {
         m.live = d->spec.replicas.value_or(1);
@@ -478,7 +490,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
       continue;
     }
     for (const auto& o : owned) {
-      if (!managedFor(*o, key)) continue;
+      if (!managedFor(*o, key, options_.hostId)) continue;
       kube::DeleteOptions options;
       options.preconditionUid = uidOf(*o);
       auto gone = await(member->executor(),

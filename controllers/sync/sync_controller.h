@@ -33,6 +33,9 @@ struct SyncControllerOptions {
   // as a FederatedCluster's own deletion (docs/decisions.md).
   std::chrono::nanoseconds failoverGrace = std::chrono::seconds(60);
   std::function<api::Clock::time_point()> wallClock = api::Clock::now;
+  // This host's identity (its kube-system namespace UID), marked on every member object
+  // (docs/security.md, M1); "" in tests that do not look at it.
+  std::string hostId;
 };
 
 class SyncController final : public kube::Reconciler {

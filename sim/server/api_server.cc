@@ -646,7 +646,7 @@ asio::awaitable<void> ApiServer::serveResource(net::HttpExchange& ex, Request& r
     api::Result<json::object> answer =
         methodNotAllowed("the server does not allow this method on the requested resource");
     if (method == "POST" && (tokenRequest || !item))
-      answer = tokenRequest ? createToken(req) : reviewSelfAccess(req);
+      answer = tokenRequest ? createToken(req) : reviewSelfAccess(req);  // both access reviews
     auto reply = answer ? jsonReply(201, *answer)
                         : errorReply(answer.error(), tokenRequest ? req.resource.get() : nullptr,
                                      tokenRequest ? req.path.name : "", req.errorDetails);

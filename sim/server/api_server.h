@@ -120,6 +120,7 @@ class ApiServer {
                                     Request& req);
   // POST serviceaccounts/NAME/token and selfsubjectaccessreviews (rbac_admission.cc).
   api::Result<boost::json::object> createToken(Request& req);
+  // SelfSubjectAccessReview (the requester) and SubjectAccessReview (spec.user, spec.groups).
   api::Result<boost::json::object> reviewSelfAccess(Request& req);
   void collectDependents(const std::string& ownerUid, const std::string& propagation,
                          uint64_t& seq);

@@ -156,12 +156,33 @@ api::Result<json::object> ApiServer::reviewSelfAccess(Request& req) {
                            "Invalid value: \"null\": exactly one of nonResourceAttributes or "
                            "resourceAttributes must be specified"}});
   }
+  // A SubjectAccessReview asks about spec.user and spec.groups (as the webhook that sends it saw
+  // them in an AdmissionReview's userInfo); a SelfSubjectAccessReview about the requester.
+  const bool subject = req.resource->resource == "subjectaccessreviews";
+  UserInfo who = req.user;
+  if (subject) {
+    who = UserInfo{};
+    who.name = spec ? str(*spec, "user") : "";
+    who.uid = spec ? str(*spec, "uid") : "";
+    if (const auto* groups = spec ? spec->if_contains("groups") : nullptr;
+        groups && groups->is_array()) {
+      for (const auto& g : groups->as_array())
+        if (g.is_string()) who.groups.emplace_back(g.as_string());
+    }
+    if (who.name.empty() && who.groups.empty()) {
+      ResourceInfo review = *req.resource;
+      return invalidObject(review, "",
+                           {{"spec.user",
+                             "Invalid value: \"\": at least one of user or group "
+                             "must be specified"}});
+    }
+  }
   RbacAuthorizer::Decision decision{true, ""};
   if (options_.authorizationMode != "AlwaysAllow")
-    decision = authorizer_->authorize(req.user, attributes);
+    decision = authorizer_->authorize(who, attributes);
   json::object status{{"allowed", decision.allowed}};
   if (!decision.reason.empty()) status["reason"] = decision.reason;
-  return json::object{{"kind", "SelfSubjectAccessReview"},
+  return json::object{{"kind", subject ? "SubjectAccessReview" : "SelfSubjectAccessReview"},
                       {"apiVersion", "authorization.k8s.io/v1"},
                       {"metadata", json::object{{"creationTimestamp", nullptr}}},
                       {"spec", spec ? json::value(*spec) : json::value(json::object{})},

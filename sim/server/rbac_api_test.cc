@@ -130,6 +130,31 @@ TEST_F(RbacApiTest, ServiceAccountTokenIsForbiddenUntilARoleBindingAllows) {
             "RBAC: allowed by RoleBinding \"bot-view/team\" of ClusterRole \"view\" to "
             "ServiceAccount \"bot/team\"");
 
+  // SubjectAccessReview: about spec.user and spec.groups, and only for who may create one
+  // (a webhook asking about the user behind an admission request, docs/security.md).
+  const std::string subjectReview =
+      R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview",
+          "spec":{"user":"system:serviceaccount:team:bot",
+                  "groups":["system:serviceaccounts","system:authenticated"],
+                  "resourceAttributes":{"namespace":"team","verb":"get","resource":"configmaps",
+                                        "name":"c"}}})";
+  auto subject = admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", subjectReview);
+  EXPECT_EQ(subject.status, 201);
+  EXPECT_EQ(subject.body.at("kind"), "SubjectAccessReview");
+  EXPECT_EQ(subject.body.at("status").at("allowed"), true);
+  auto other = admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                     R"({"spec":{"user":"system:serviceaccount:team:bot",
+                         "resourceAttributes":{"namespace":"flotilla-system","verb":"get",
+                                               "resource":"secrets","name":"member1-credentials"}}})");
+  EXPECT_EQ(other.body.at("status").at("allowed"), false);
+  EXPECT_EQ(call(token, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", subjectReview)
+                .status,
+            403);  // the bot may not ask about others
+  EXPECT_EQ(admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                  R"({"spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}})")
+                .status,
+            422);
+
   // The token expires, and it stops working when the ServiceAccount goes.
   skew_ = 1201s;
   EXPECT_EQ(call(token, "GET", "/api/v1/namespaces/team/configmaps").status, 401);

@@ -53,6 +53,7 @@ ResourceRegistry::ResourceRegistry() {
       builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true),
       builtin("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
               false),
+      builtin("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", false),
       builtin("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
               "ValidatingWebhookConfiguration", false),
       builtin("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
@@ -64,7 +65,8 @@ ResourceRegistry::ResourceRegistry() {
       r.categories = {"all"};
     if (r.resource == "deployments" || r.resource == "replicasets") r.scaleSubresource = true;
     if (r.group == "events.k8s.io") r.storage = "/events";  // with core/v1 Events (events.h)
-    if (r.resource == "selfsubjectaccessreviews") r.verbs = {"create"};
+    if (r.resource == "selfsubjectaccessreviews" || r.resource == "subjectaccessreviews")
+      r.verbs = {"create"};
     builtins_.push_back(std::make_shared<const ResourceInfo>(std::move(r)));
   }
 }
