@@ -86,12 +86,12 @@ TEST(DesiredMemberDeployment, HostAndClusterMarksOnTheDeploymentOnly) {
   EXPECT_FALSE(podLabels.contains(kClusterLabel));
   EXPECT_TRUE(managedFor(*d, "demo/web", "host-uid-1"));
   EXPECT_FALSE(managedFor(*d, "demo/web", "another-host"));  // another host's object
-  // An override cannot take the marks away.
+  // An override cannot forge the marks (they are set after the overrides).
   auto f = fd();
   api::ClusterOverride o;
   o.clusterName = "member1";
-  o.patches = {op("remove", "/metadata/labels/flotilla.io~1host"),
-               op("replace", "/metadata/labels/flotilla.io~1cluster", "member2")};
+  o.patches = {op("add", "/metadata/labels/flotilla.io~1host", "another-host"),
+               op("add", "/metadata/labels/flotilla.io~1cluster", "member2")};
   f.spec.overrides = {o};
   auto patched = desiredMemberDeployment(f, "demo/web", "member1", 2, "host-uid-1");
   ASSERT_TRUE(patched) << patched.error();

@@ -169,7 +169,13 @@ std::string SyncController::readyProblem(const std::string& cluster) const {
     const auto* v = ready->if_contains(field);
     return v && v->is_string() ? std::string(v->as_string()) : std::string();
   };
-  if (text("status") != "True") return "cluster " + cluster + " is not ready: " + text("message");
+  // The reason only: this goes into the per-cluster status of workloads in tenants' namespaces,
+  // and the cluster's message names its credentials Secret, endpoint and TLS details
+  // (docs/security.md, L2); `kubectl get fc` shows those to whoever may read clusters.
+  if (text("status") != "True") {
+    const std::string reason = text("reason");
+    return "cluster " + cluster + " is not ready" + (reason.empty() ? "" : " (" + reason + ")");
+  }
   return "";
 }
 

@@ -409,3 +409,32 @@ TEST_F(RestFixture, TokenFileIsReadAndBasicAuthIsEncoded) {
 
 }  // namespace
 }  // namespace flotilla::kube
+
+namespace flotilla::kube {
+namespace {
+
+// A member's Status message ends up in host conditions and Events: bounded (docs/security.md L2).
+TEST(ErrorFromResponse, LongMessagesAreCut) {
+  const std::string huge(100'000, 'x');
+  net::HttpResponse r{500,
+                      {{"Content-Type", "application/json"}},
+                      R"({"kind":"Status","status":"Failure","reason":"InternalError","code":500,)"
+                      R"("message":")" +
+                          huge + R"("})"};
+  const auto e = errorFromResponse(r);
+  EXPECT_LE(e.message.size(), 1100u);
+  EXPECT_EQ(e.message.substr(0, 4), "xxxx");
+  EXPECT_NE(e.message.find("(98976 more bytes)"), std::string::npos) << e.message.substr(1000);
+  EXPECT_EQ(e.reason, "InternalError");
+  // Never inside a UTF-8 sequence.
+  std::string accents;
+  for (int i = 0; i < 1000; ++i) accents += "\xC3\xA9";  // é
+  r.body = R"({"kind":"Status","message":")" + accents + R"("})";
+  const auto cut = errorFromResponse(r).message;
+  const size_t kept = cut.find("...");
+  ASSERT_NE(kept, std::string::npos);
+  EXPECT_EQ(kept % 2, 0u) << kept;
+}
+
+}  // namespace
+}  // namespace flotilla::kube

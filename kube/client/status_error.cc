@@ -84,6 +84,19 @@ api::Error errorFromResponse(const net::HttpResponse& response) {
       }
     }
   }
+  // A server's words end up in conditions and Events: at most 1 KiB of them (docs/security.md,
+  // L2: a member could otherwise fill the host's objects with its messages).
+  constexpr size_t kMaxMessage = 1024;
+  if (error.message.size() > kMaxMessage) {
+    size_t cut = kMaxMessage;
+    while (cut > 0 && (static_cast<unsigned char>(error.message[cut]) & 0xC0) == 0x80) --cut;
+    error.message = error.message.substr(0, cut) + "... (" +
+                    std::to_string(error.message.size() - cut) + " more bytes)";
+  }
+  for (auto& cause : error.causes) {
+    if (cause.message.size() > kMaxMessage) cause.message = cause.message.substr(0, kMaxMessage);
+  }
+  if (error.causes.size() > 100) error.causes.resize(100);
   // Status bodies may leave the reason empty ("Unknown"); the code still says what happened.
   if (error.reason.empty() || error.reason == "Unknown") error.reason = reasonForCode(error.code);
   if (error.message.empty()) {
