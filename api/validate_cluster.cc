@@ -7,6 +7,7 @@
 #include <span>
 
 #include "api/base64.h"
+#include "api/duration.h"
 #include "api/validation.h"
 #include "api/validation_util.h"
 
@@ -157,6 +158,13 @@ FieldErrors validate(const SchedulerExtender& extender) {
   }
   if (spec.weight) errors.minimum("spec.weight", *spec.weight, 1);
   errors.duration("spec.httpTimeout", spec.httpTimeout, true);
+  // A filter call holds a scheduler worker: an extender may not hold it longer than this
+  // (docs/security.md, L4).
+  if (auto timeout = parseDuration(spec.httpTimeout);
+      timeout && *timeout > std::chrono::seconds(30)) {
+    errors.add("spec.httpTimeout",
+               "Invalid value: \"" + spec.httpTimeout + "\": must be at most 30s");
+  }
   if (spec.tls && !spec.tls->caBundle.empty() && !base64Decode(spec.tls->caBundle)) {
     errors.add("spec.tls.caBundle", "must be base64-encoded PEM");
   }

@@ -443,6 +443,11 @@ TEST(SchedulerExtenderValidationTest, Rules) {
   se.spec.filterVerb = "";
   se.spec.prioritizeVerb = "";
   EXPECT_THAT(fields(validate(se)), ElementsAre("spec"));
+  se = fromYaml<SchedulerExtender>(kExtender);
+  se.spec.httpTimeout = "30s";
+  EXPECT_THAT(validate(se), IsEmpty());
+  se.spec.httpTimeout = "31s";  // a filter call holds a scheduler worker (docs/security.md L4)
+  EXPECT_THAT(fields(validate(se)), ElementsAre("spec.httpTimeout"));
 }
 
 TEST(ValidationMessageTest, ReadsLikeKubernetes) {

@@ -4,6 +4,7 @@
 // webhook Service and cert-manager injects the CA; for an operator running outside the cluster
 // (`make run`, e2e) they point at a URL with the CA of a certificate this command generates.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -46,10 +47,14 @@ std::string readText(const fs::path& path) {
   return text.str();
 }
 
-// Created with its final mode (a key is never readable by others, not even for a moment).
+// Written to a new file made with its final mode (a key is never readable by others, not even
+// for a moment), then renamed over `path`. O_EXCL|O_NOFOLLOW: in a directory others can write, a
+// file or symlink someone planted under the temporary name is never written through or reused
+// (docs/security.md, L5); rename replaces a planted `path` itself, never its target.
 bool writeText(const fs::path& path, const std::string& text, fs::perms perms) {
-  const int fd =
-      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(perms));
+  const fs::path temporary = path.string() + ".tmp-" + std::to_string(::getpid());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        static_cast<mode_t>(perms));
   if (fd < 0) return false;
   size_t done = 0;
   while (done < text.size()) {
@@ -57,10 +62,16 @@ bool writeText(const fs::path& path, const std::string& text, fs::perms perms) {
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
-  const bool ok = ::close(fd) == 0 && done == text.size();
+  // The mode asked for, whatever the umask took away (fchmod: on this descriptor, not a name).
+  const bool ok =
+      ::fchmod(fd, static_cast<mode_t>(perms)) == 0 && ::close(fd) == 0 && done == text.size();
   std::error_code ec;
-  fs::permissions(path, perms, ec);  // an existing file keeps its old mode through O_CREAT
-  return ok && !ec;
+  if (ok) fs::rename(temporary, path, ec);
+  if (!ok || ec) {
+    fs::remove(temporary, ec);
+    return false;
+  }
+  return true;
 }
 
 // The CA of the certificate in `dir`, generating CA and serving pair when they are missing.

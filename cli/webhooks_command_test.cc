@@ -81,6 +81,23 @@ TEST(WebhooksCommand, UrlModeGeneratesCertificatesOnceAndInjectsTheCa) {
   EXPECT_EQ(readFile(certs / "tls.key"), key);
 }
 
+// docs/security.md L5: a symlink planted where the key goes is replaced, never written through.
+TEST(WebhooksCommand, APlantedSymlinkIsNotFollowed) {
+  api::testing::TempDir dir("flotilla-webhooks-cmd");
+  const auto certs = dir.path() / "certs";
+  std::filesystem::create_directories(certs);
+  const auto victim = dir.path() / "victim";
+  std::ofstream(victim) << "someone else's file";
+  std::filesystem::create_symlink(victim, certs / "tls.key");  // ca.crt missing: generated
+  Output out = run({"--url", "https://127.0.0.1:9443", "--cert-dir", certs.string()});
+  ASSERT_EQ(out.code, 0) << out.err;
+  EXPECT_EQ(readFile(victim), "someone else's file");
+  EXPECT_FALSE(std::filesystem::is_symlink(certs / "tls.key"));
+  EXPECT_NE(readFile(certs / "tls.key").find("PRIVATE KEY"), std::string::npos);
+  EXPECT_EQ(std::filesystem::status(certs / "tls.key").permissions(),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
 TEST(WebhooksCommand, UsageErrors) {
   EXPECT_EQ(run({"--url", "http://127.0.0.1:1", "--cert-dir", "/tmp/x"}).code, 2);
   EXPECT_EQ(run({"--url", "https://127.0.0.1:1"}).code, 2);

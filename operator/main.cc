@@ -2,6 +2,7 @@
 // flags, checks that the host is usable (one clear line and a non-zero exit otherwise) and wires
 // the manager, the informers, the member registry and the controllers together.
 #include <spdlog/spdlog.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -153,6 +154,9 @@ spdlog::level::level_enum levelOf(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The process holds every member's credentials: no core dump of it, and no ptrace attach by
+  // another process of the same user (docs/security.md, L6).
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   const std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = op::parseOptions(args, readFile);
   if (!parsed) {
