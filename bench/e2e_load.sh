@@ -113,7 +113,7 @@ unset token
 start_operator() {
   : >"$WORK/operator.log"
   "$OPERATOR" --kubeconfig "$WORK/operator.kubeconfig" --health-probe-bind-address 127.0.0.1:0 \
-    --metrics-bind-address 0 --enable-webhooks=false "${OPERATOR_FLAGS[@]}" >>"$WORK/operator.log" 2>&1 &
+    --metrics-bind-address 127.0.0.1:0 --enable-webhooks=false "${OPERATOR_FLAGS[@]}" >>"$WORK/operator.log" 2>&1 &
   OP_PID=$!
   eventually 30 grep -q "serving /healthz" "$WORK/operator.log" ||
     { echo "the operator did not start:"; cat "$WORK/operator.log"; exit 1; }

@@ -116,7 +116,7 @@ for d in yaml.safe_load_all(sys.stdin):
         print("\n".join(d["spec"]["template"]["spec"]["containers"][0]["args"]))')
 # The pod's ports, on loopback here (a pod has its own network namespace).
 ARGS=("${ARGS[@]/--health-probe-bind-address=:8081/--health-probe-bind-address=127.0.0.1:0}")
-ARGS=("${ARGS[@]/--metrics-bind-address=:8080/--metrics-bind-address=0}")
+ARGS=("${ARGS[@]/--metrics-bind-address=127.0.0.1:8080/--metrics-bind-address=0}")
 ARGS=("${ARGS[@]/--webhook-port=9443/--webhook-port=0}")
 echo "operator arguments: ${ARGS[*]}"
 env -i "$(command -v chroot)" --userspec=65532:65532 "$FS" /usr/local/bin/flotilla-operator \

@@ -132,7 +132,7 @@ launch_operator() {
   shift
   "$OPERATOR" --kubeconfig "$OPERATOR_KUBECONFIG" \
     --cluster-probe-period ${PERIOD}s --cluster-failover-grace 30s \
-    --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 0 \
+    --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 \
     --webhook-host 127.0.0.1 --webhook-port 0 --cert-dir "$WORK/certs" \
     --leader-election-lease-duration 4s --leader-election-renew-deadline 3s \
     --leader-election-retry-period 500ms "$@" >>"$WORK/operator-$name.log" 2>&1 &

@@ -19,7 +19,7 @@ NS=security
 source "$ROOT/e2e/lib.sh"
 source "$ROOT/e2e/operator_lib.sh"
 # The suite's namespaces: fresh names on real clusters (a previous run's may be terminating).
-SUFFIX=${NS#security}
+SUFFIX=${REAL:+-${NS##*-}}
 TEAM_A=team-a$SUFFIX TEAM_B=team-b$SUFFIX SHARED=shared$SUFFIX
 TRAPS=()
 stop_traps() { for pid in "${TRAPS[@]}"; do kill "$pid" 2>/dev/null; done; }

@@ -184,8 +184,10 @@ int main(int argc, char** argv) {
   kube::ManagerOptions mo;
   mo.healthAddress = options.health.host;
   mo.healthPort = options.health.port;
-  if (!options.metrics.disabled && (options.metrics.host != options.health.host ||
-                                    options.metrics.port != options.health.port)) {
+  if (!options.metrics.disabled && options.metrics.host == options.health.host &&
+      options.metrics.port == options.health.port) {
+    mo.metricsWithHealth = true;
+  } else if (!options.metrics.disabled) {
     mo.metricsAddress = options.metrics.host;
     mo.metricsPort = options.metrics.port;
   }

@@ -29,7 +29,8 @@ Leader election (several replicas may run; only the leader works):
                                     --leader-election-retry-period 2s
 
 Serving (HTTPS with a self-signed certificate):
-  --metrics-bind-address ADDR       Prometheus /metrics (default :8080; 0 disables)
+  --metrics-bind-address ADDR       Prometheus /metrics (default 127.0.0.1:8080; 0 disables;
+                                    the same address as the health probes serves both there)
   --health-probe-bind-address ADDR  /healthz and /readyz (default :8081)
 
 Admission webhooks (every replica serves them; the API server calls the Service):

@@ -29,7 +29,10 @@ struct Options {
   std::chrono::milliseconds leaseDuration{15'000};
   std::chrono::milliseconds renewDeadline{10'000};
   std::chrono::milliseconds retryPeriod{2'000};
-  BindAddress metrics{"0.0.0.0", 8080, false};
+  // Loopback by default (docs/security.md, M3): /metrics is unauthenticated, so reaching it
+  // from elsewhere is the installer's choice (--metrics-bind-address=:8080 with a
+  // NetworkPolicy, or a proxy that authenticates).
+  BindAddress metrics{"127.0.0.1", 8080, false};
   BindAddress health{"0.0.0.0", 8081, false};
   std::chrono::nanoseconds clusterProbePeriod = std::chrono::seconds(10);
   std::chrono::nanoseconds clusterProbeTimeout = std::chrono::seconds(5);

@@ -32,7 +32,7 @@ TEST(Options, Defaults) {
   EXPECT_EQ(o->clusterFailoverGrace, 60s);
   EXPECT_EQ(o->health.port, 8081);
   EXPECT_EQ(o->metrics.port, 8080);
-  EXPECT_EQ(o->metrics.host, "0.0.0.0");
+  EXPECT_EQ(o->metrics.host, "127.0.0.1");  // unauthenticated: loopback unless asked
   EXPECT_TRUE(o->enableWebhooks);
   EXPECT_EQ(o->webhookPort, 9443);
   EXPECT_EQ(o->webhookHost, "0.0.0.0");

@@ -114,7 +114,7 @@ kubectl --kubeconfig "$run_dir/operator.kubeconfig" config set-context --current
 chmod 600 "$run_dir/operator.kubeconfig"
 "$ctl" webhooks --url https://127.0.0.1:1 --cert-dir "$run_dir/webhook-certs" >/dev/null
 "$operator" --kubeconfig "$run_dir/operator.kubeconfig" --cluster-probe-period 2s \
-  --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 0 \
+  --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 \
   --webhook-host 127.0.0.1 --webhook-port 0 --cert-dir "$run_dir/webhook-certs" \
   >"$run_dir/operator.log" 2>&1 &
 operator_pid=$!

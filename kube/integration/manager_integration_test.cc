@@ -168,6 +168,7 @@ TEST_F(ManagerIntegration, ManagerLeadsReconcilesServesHealthAndStopsGracefully)
   options.leaderElection = true;
   options.leaseNamespace = ns;
   options.leaseName = "manager-it";
+  options.metricsWithHealth = true;
   options.election.identity = "manager-1";
   options.election.leaseDuration = 3s;
   options.election.renewDeadline = 2s;

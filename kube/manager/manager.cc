@@ -22,6 +22,11 @@ struct Manager::Impl {
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   std::thread ioThread;
+  // The health and metrics servers' own thread (docs/security.md, M3): a flood of connections
+  // cannot delay Lease renewals or informers on `io`.
+  asio::io_context serveIo{1};
+  asio::executor_work_guard<asio::io_context::executor_type> serveWork{serveIo.get_executor()};
+  std::thread serveThread;
 
   ManagerOptions options;
   std::unique_ptr<RestClient> client;
@@ -62,6 +67,9 @@ struct Manager::Impl {
     if (informers) informers->stop();
     if (server) server->stop();
     if (metricsServer) metricsServer->stop();
+    serveWork.reset();
+    serveIo.stop();
+    if (serveThread.joinable()) serveThread.join();
     if (signals) {
       asio::post(io, [s = signals.get()] { s->cancel(); });
     }
@@ -71,6 +79,7 @@ struct Manager::Impl {
     controllers.clear();
     informers.reset();
     server.reset();
+    metricsServer.reset();
     signals.reset();
     leaseLock.reset();
     client.reset();
@@ -83,7 +92,9 @@ struct Manager::Impl {
     wake.notify_all();
   }
 
-  asio::awaitable<void> serveHealth(net::HttpExchange& ex) {
+  // `withMetrics`: this server also answers /metrics (the metrics server, or the health server
+  // when they share an address); otherwise /metrics is a 404 here (docs/security.md, L3).
+  asio::awaitable<void> serveHealth(net::HttpExchange& ex, bool withMetrics) {
     const std::string path(ex.request().path());
     net::HttpResponse response;
     response.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
@@ -95,7 +106,7 @@ struct Manager::Impl {
     } else if (path == "/readyz") {
       response.status = ready ? 200 : 503;
       response.body = ready ? "ok\n" : "informer caches are not synced yet\n";
-    } else if (path == "/metrics") {
+    } else if (path == "/metrics" && withMetrics) {
       response.headers.clear();
       response.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
       response.body = metrics.render();
@@ -171,6 +182,7 @@ Manager::Manager(RestConfig config, ManagerOptions options) : impl_(std::make_un
   }
   m.informers = std::make_unique<InformerFactory>(*m.client, m.options.informerDefaults);
   m.ioThread = std::thread([&io = m.io] { io.run(); });
+  m.serveThread = std::thread([&io = m.serveIo] { io.run(); });
   m.registerMetrics();
 }
 
@@ -226,8 +238,15 @@ int Manager::run() {
   serverOptions.port = m.options.healthPort;
   serverOptions.tls = *context;
   serverOptions.maxRequestBody = 64 << 10;
-  m.server = std::make_unique<net::HttpServer>(
-      m.io, serverOptions, [&m](net::HttpExchange& ex) { return m.serveHealth(ex); });
+  serverOptions.maxConnections = m.options.serverMaxConnections;
+  serverOptions.requestTimeout = m.options.serverRequestTimeout;
+  serverOptions.idleTimeout = m.options.serverIdleTimeout;
+  serverOptions.writeTimeout = m.options.serverRequestTimeout;
+  const bool metricsWithHealth = m.options.metricsWithHealth;
+  m.server = std::make_unique<net::HttpServer>(m.serveIo, serverOptions,
+                                               [&m, metricsWithHealth](net::HttpExchange& ex) {
+                                                 return m.serveHealth(ex, metricsWithHealth);
+                                               });
   auto port = m.server->start();
   if (!port) {
     spdlog::error("manager: cannot serve health endpoints on {}:{}: {}", m.options.healthAddress,
@@ -235,14 +254,14 @@ int Manager::run() {
     return 1;
   }
   m.port = *port;
-  spdlog::info("manager: serving /healthz, /readyz and /metrics on https://{}:{}",
-               m.options.healthAddress, m.port.load());
+  spdlog::info("manager: serving /healthz, /readyz{} on https://{}:{}",
+               metricsWithHealth ? " and /metrics" : "", m.options.healthAddress, m.port.load());
   if (!m.options.metricsAddress.empty()) {
     net::HttpServerOptions metricsOptions = serverOptions;
     metricsOptions.address = m.options.metricsAddress;
     metricsOptions.port = m.options.metricsPort;
     m.metricsServer = std::make_unique<net::HttpServer>(
-        m.io, metricsOptions, [&m](net::HttpExchange& ex) { return m.serveHealth(ex); });
+        m.serveIo, metricsOptions, [&m](net::HttpExchange& ex) { return m.serveHealth(ex, true); });
     auto mport = m.metricsServer->start();
     if (!mport) {
       spdlog::error("manager: cannot serve metrics on {}:{}: {}", m.options.metricsAddress,

@@ -32,10 +32,17 @@ namespace flotilla::kube {
 struct ManagerOptions {
   std::string healthAddress = "127.0.0.1";
   uint16_t healthPort = 8443;  // 0: any free port (tests)
-  // /metrics on its own address too (kubebuilder's --metrics-bind-address). Empty: /metrics is
-  // only served with the health endpoints.
+  // /metrics (kubebuilder's --metrics-bind-address): on its own address, or with the health
+  // endpoints when `metricsWithHealth`; neither: not served at all.
   std::string metricsAddress;
   uint16_t metricsPort = 0;
+  bool metricsWithHealth = false;
+  // Both servers (docs/security.md, M3): on their own thread, never the one that renews the
+  // Lease and runs the informers; at most this many connections each, and a request must arrive
+  // within requestTimeout (a probe or a scrape is one small GET).
+  size_t serverMaxConnections = 32;
+  std::chrono::milliseconds serverRequestTimeout{10'000};
+  std::chrono::milliseconds serverIdleTimeout{30'000};
   std::string tlsCertPem;  // empty: a self-signed certificate is generated at start
   std::string tlsKeyPem;
   bool leaderElection = false;

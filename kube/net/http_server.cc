@@ -71,6 +71,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
   std::map<uint64_t, std::function<void()>> closers;  // closes a session's socket on its strand
   std::map<uint64_t, std::shared_ptr<std::atomic<bool>>> idleFlags;  // between two requests
   std::atomic<size_t> sessions{0};                                   // accepted and not finished
+  std::atomic<uint64_t> acceptFailures{0};
   asio::steady_timer slotFreed;  // on acceptorStrand: wakes the accept loop when one ends
 
   Impl(asio::io_context& context, HttpServerOptions opts, HttpHandler h)
@@ -385,7 +386,14 @@ asio::awaitable<void> HttpServer::Impl::acceptLoop() {
     auto [ec, socket] = co_await acceptor.async_accept(strand, kAwait);
     if (ec) {
       if (stopped || ec == asio::error::operation_aborted) co_return;
-      continue;  // e.g. EMFILE: keep serving the connections we have
+      // EMFILE, ENFILE, ENOBUFS: keep serving the connections we have, and try again a little
+      // later rather than at once (the pending connection stays in the backlog, so an immediate
+      // retry fails again: a spinning thread; docs/security.md, M3).
+      acceptFailures.fetch_add(1);
+      slotFreed.expires_after(std::chrono::milliseconds(100));
+      auto [waited] = co_await slotFreed.async_wait(kAwait);
+      (void)waited;
+      continue;
     }
     auto executor = socket.get_executor();
     sessions.fetch_add(1);
@@ -447,6 +455,8 @@ void HttpServer::stop() {
   std::lock_guard lock(impl->mutex);
   for (auto& [id, close] : impl->closers) close();
 }
+
+uint64_t HttpServer::acceptFailures() const { return impl_->acceptFailures.load(); }
 
 size_t HttpServer::openConnections() const {
   std::lock_guard lock(impl_->mutex);

@@ -80,6 +80,8 @@ class HttpServer {
   // Stops accepting and closes every connection (streams included). Idempotent.
   void stop();
   size_t openConnections() const;
+  // Accepts that failed (out of file descriptors, say); each is followed by a 100 ms pause.
+  uint64_t acceptFailures() const;
 
   struct Impl;  // implementation detail
 

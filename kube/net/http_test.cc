@@ -1,9 +1,16 @@
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <filesystem>
+#include <thread>
 
 #include "kube/net/http_client.h"
 #include "kube/net/http_server.h"
@@ -88,6 +95,49 @@ TEST_F(Fixture, PlainRequestKeepsTheConnectionAlive) {
   ASSERT_TRUE(get(*c, "/again"));
   EXPECT_EQ(server->openConnections(), 1u);  // the second request reused the connection
   EXPECT_EQ(requests, 2);
+}
+
+// Out of file descriptors, accept fails at once for as long as connections wait in the backlog:
+// the server pauses 100 ms between attempts instead of spinning its thread (docs/security.md,
+// M3), and accepts them once descriptors are free again.
+TEST_F(Fixture, OutOfDescriptorsTheAcceptLoopDoesNotSpin) {
+  auto server = startServer();
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  size_t open = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd"))
+    ++open;
+  rlimit tight = saved;
+  tight.rlim_cur = open + 4;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
+  std::vector<int> clients;
+  for (int i = 0; i < 16; ++i) {  // until this process has no descriptor left
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) break;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(server->port());
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ::close(fd);
+      break;
+    }
+    clients.push_back(fd);
+  }
+  const bool failed = eventually([&] { return server->acceptFailures() >= 1; }, 5s);
+  // A window to count attempts in (not a wait for a condition): spinning makes thousands.
+  const uint64_t before = server->acceptFailures();
+  std::this_thread::sleep_for(500ms);
+  const uint64_t during = server->acceptFailures() - before;
+  for (int fd : clients) ::close(fd);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  ASSERT_TRUE(failed) << "accept never ran out of descriptors (" << clients.size() << " clients)";
+  EXPECT_LE(during, 10u);
+  // Descriptors back: the server serves again.
+  auto c = client(server->url());
+  auto r = get(*c, "/after");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, 200);
 }
 
 TEST_F(Fixture, ReplacesAPooledConnectionTheServerClosed) {
