@@ -196,6 +196,33 @@ kubectl label fc member1 security-e2e- >/dev/null
 expect_eq "H1: no token reached the attacker" "$(awk '$3 != "-"' "$TLS_TRAP_LOG" "$HTTP_TRAP_LOG" | head -3)" ""
 
 # ---------------------------------------------------------------------------------------------
+# M2: a thousand slow clients on the webhook port; kubectl's writes still go through at once.
+# ---------------------------------------------------------------------------------------------
+probe_policy() {  # probe_policy NAME: applies a PropagationPolicy; prints kubectl's words
+  kubectl apply -f - 2>&1 <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: $1, namespace: $TEAM_B}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: nothing}]
+YAML
+}
+started=$(date +%s%N)
+probe_policy m2-baseline >/dev/null
+baseline=$(( ($(date +%s%N) - started) / 1000000 ))
+python3 "$ROOT/e2e/slow_clients.py" "$(webhook_port sec)" 1000 20 >"$WORK/slow.out" 2>&1 &
+SLOW=$!
+TRAPS+=($SLOW)
+eventually 20 grep -q '^1000$' "$WORK/slow.out" || e2e_fail "M2: the slow clients did not connect: $(cat "$WORK/slow.out")"
+started=$(date +%s%N)
+out=$(probe_policy m2-probe)
+took=$(( ($(date +%s%N) - started) / 1000000 ))
+expect_contains "M2: a write through both webhooks succeeds with 1000 slow connections open" "$out" "created"
+echo "M2: kubectl apply through the webhooks took ${took} ms with 1000 slow connections open (${baseline} ms without)"
+expect_eq "M2: under 3 s" "$(( took < 3000 ))" "1"
+kill "$SLOW" 2>/dev/null
+
+# ---------------------------------------------------------------------------------------------
 # H2: another team's ClusterPropagationPolicy, asked for by label.
 # ---------------------------------------------------------------------------------------------
 kubectl apply -f - >/dev/null <<YAML

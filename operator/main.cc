@@ -3,6 +3,7 @@
 // the manager, the informers, the member registry and the controllers together.
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -157,6 +158,12 @@ int main(int argc, char** argv) {
   // The process holds every member's credentials: no core dump of it, and no ptrace attach by
   // another process of the same user (docs/security.md, L6).
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // Connections, member clients and informers all take descriptors: the soft limit up to the
+  // hard one, as Go programs do at start (a flood then meets the connection caps, not EMFILE).
+  if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   const std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = op::parseOptions(args, readFile);
   if (!parsed) {

@@ -93,6 +93,7 @@ api::Result<uint16_t> WebhookServer::start() {
   so.idleTimeout = std::chrono::seconds(90);  // kube-apiserver reuses its connections
   so.writeTimeout = impl_->options.requestTimeout;
   so.maxRequestBody = impl_->options.maxRequestBody;
+  so.maxBufferedBodies = impl_->options.maxBufferedBodies;
   impl_->server = std::make_unique<net::HttpServer>(
       impl_->io, so, [impl = impl_.get()](net::HttpExchange& e) { return impl->handle(e); });
   auto port = impl_->server->start();

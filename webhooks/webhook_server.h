@@ -23,14 +23,18 @@ struct WebhookServerOptions {
   std::filesystem::path certDir = "/tmp/k8s-webhook-server/serving-certs";
   // Connections served at once; at the limit, kept-alive connections waiting for their next
   // request are closed and further clients wait in the listen backlog. kube-apiserver keeps a
-  // few connections per replica, so this only bounds a flood (64 × the body limit stays well
-  // inside the container's memory limit).
-  size_t maxConnections = 64;
-  // A whole request must arrive within this (a client trickling bytes cannot hold a slot):
-  // kube-apiserver gives up after the configuration's timeoutSeconds (at most 30 s) anyway.
-  std::chrono::milliseconds requestTimeout{10'000};
+  // few connections per replica. The limit is high so that slow clients cannot fill it
+  // (docs/security.md, M2): a connection that sends nothing costs a descriptor and a few KiB, and
+  // leaves after requestTimeout; memory is bounded by maxBufferedBodies, not by this.
+  size_t maxConnections = 1024;
+  // The TLS handshake and the whole first request must arrive within this: kube-apiserver sends
+  // its request at once, and gives up after the configuration's timeoutSeconds anyway.
+  std::chrono::milliseconds requestTimeout{5'000};
   // An AdmissionReview carries the object and the old one, each at most etcd's 1.5 MiB.
   size_t maxRequestBody = size_t{6} << 20;
+  // Request bodies in memory at once, over all connections: well inside the container's memory
+  // limit however many clients send at the same time.
+  size_t maxBufferedBodies = size_t{128} << 20;
 };
 
 class WebhookServer {

@@ -72,7 +72,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
   std::map<uint64_t, std::shared_ptr<std::atomic<bool>>> idleFlags;  // between two requests
   std::atomic<size_t> sessions{0};                                   // accepted and not finished
   std::atomic<uint64_t> acceptFailures{0};
-  asio::steady_timer slotFreed;  // on acceptorStrand: wakes the accept loop when one ends
+  std::atomic<size_t> bufferedBodies{0};  // bytes reserved by requests being read or handled
+  asio::steady_timer slotFreed;           // on acceptorStrand: wakes the accept loop when one ends
 
   Impl(asio::io_context& context, HttpServerOptions opts, HttpHandler h)
       : io(context),
@@ -236,7 +237,10 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
     http::request_parser<http::string_body> parser;
     parser.body_limit(boost::none);  // checked against Content-Length after the header
     parser.header_limit(64 * 1024);
-    lowest.expires_after(first ? options.requestTimeout : options.idleTimeout);
+    // The first request continues the deadline the session set before the TLS handshake (one
+    // deadline for handshake, header and body); later ones wait idleTimeout for their header.
+    const bool firstRequest = first;
+    if (!first) lowest.expires_after(options.idleTimeout);
     idle = !first && buffer.size() == 0;  // nothing of the next request has arrived yet
     first = false;
     auto [hec, hn] = co_await http::async_read_header(stream, buffer, parser, kAwait);
@@ -282,8 +286,30 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
       (void)cn;
       if (cec) co_return;
     }
+    // Room for the body in the server-wide budget (a chunked body may need the whole limit).
+    const size_t reserved = parser.content_length() ? static_cast<size_t>(*parser.content_length())
+                                                    : options.maxRequestBody;
+    struct Reservation {
+      std::atomic<size_t>& total;
+      size_t bytes = 0;
+      ~Reservation() { total.fetch_sub(bytes); }
+    } reservation{bufferedBodies};
+    if (options.maxBufferedBodies) {
+      size_t now = bufferedBodies.load();
+      do {
+        if (now + reserved > options.maxBufferedBodies) break;
+      } while (!bufferedBodies.compare_exchange_weak(now, now + reserved));
+      if (now + reserved > options.maxBufferedBodies) {
+        Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
+        auto errorReply = options.errorResponse(
+            503, "the server is reading too many request bodies at once; retry");
+        co_await exchange.respond(std::move(errorReply));
+        co_return;
+      }
+      reservation.bytes = reserved;
+    }
     parser.body_limit(options.maxRequestBody);  // chunked bodies have no Content-Length
-    lowest.expires_after(options.requestTimeout);
+    if (!firstRequest) lowest.expires_after(options.requestTimeout);
     auto [bec, bn] = co_await http::async_read(stream, buffer, parser, kAwait);
     (void)bn;
     if (bec) {
@@ -363,6 +389,7 @@ asio::awaitable<void> HttpServer::Impl::session(tcp::socket socket) {
   } else {
     beast::tcp_stream stream(std::move(socket));
     const uint64_t id = track(closer(stream, alive), idle);
+    stream.expires_after(options.requestTimeout);  // the first request's deadline
     co_await serve(stream, stream, {}, *idle);
     untrack(id);
     *alive = false;

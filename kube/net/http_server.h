@@ -32,10 +32,17 @@ struct HttpServerOptions {
   // At most this many connections are served at once (0: no limit); further clients wait in the
   // listen backlog until one closes, so a flood cannot exhaust memory or file descriptors.
   size_t maxConnections = 0;
-  size_t maxRequestBody = size_t{3} << 20;           // kube-apiserver's default is 3 MiB
-  std::chrono::milliseconds requestTimeout{60'000};  // to receive one whole request
-  std::chrono::milliseconds idleTimeout{120'000};    // between requests on a kept-alive connection
-  std::chrono::milliseconds writeTimeout{30'000};    // per response write or stream chunk
+  size_t maxRequestBody = size_t{3} << 20;  // kube-apiserver's default is 3 MiB
+  // Request bodies held in memory at once, over all connections (0: no limit). A request whose
+  // body does not fit gets 503 and the connection closes: many connections cannot each buffer
+  // maxRequestBody.
+  size_t maxBufferedBodies = 0;
+  // To receive one whole request. A connection's first request shares one deadline with the
+  // TLS handshake (a client trickling bytes holds its slot for this long at most); a kept-alive
+  // connection waits up to idleTimeout for the next request's header, then this for its body.
+  std::chrono::milliseconds requestTimeout{60'000};
+  std::chrono::milliseconds idleTimeout{120'000};  // between requests on a kept-alive connection
+  std::chrono::milliseconds writeTimeout{30'000};  // per response write or stream chunk
   // The body for errors the server answers itself (400, 413, 500): content type and text.
   std::function<HttpResponse(int status, const std::string& message)> errorResponse;
 };

@@ -189,6 +189,81 @@ TEST_F(Fixture, OversizedBodyIs413AndHandlerErrorsAre500) {
   EXPECT_NE(t->body.find("boom"), std::string::npos);
 }
 
+// A raw client socket, for clients that misbehave on purpose.
+int connectTo(uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// docs/security.md M2: bodies held at once are bounded over all connections.
+TEST_F(Fixture, BodiesBeyondTheServerWideBudgetAre503) {
+  HttpServerOptions options;
+  options.maxRequestBody = 1000;
+  options.maxBufferedBodies = 1500;
+  auto server = startServer(options);
+  // A client announces 1000 bytes and sends none: its reservation holds until it goes.
+  const int holder = connectTo(server->port());
+  ASSERT_GE(holder, 0);
+  const std::string header = "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 1000\r\n\r\n";
+  ASSERT_EQ(::write(holder, header.data(), header.size()), static_cast<ssize_t>(header.size()));
+  auto c = client(server->url());
+  // Until the holder's header is read, a request may still fit; then 600 more do not.
+  const bool refused = eventually([&] {
+    auto r = io.run(c->request({"POST", "/y", {}, std::string(600, 'y')}, 5s));
+    return r && r->status == 503;
+  });
+  EXPECT_TRUE(refused);
+  auto small = io.run(c->request({"POST", "/z", {}, std::string(400, 'z')}, 5s));
+  ASSERT_TRUE(small) << small.error().message;
+  EXPECT_EQ(small->status, 200);  // 1000 + 400 fit
+  ::close(holder);
+  // The holder gone, its bytes are free again.
+  EXPECT_TRUE(eventually([&] {
+    auto r = io.run(c->request({"POST", "/y", {}, std::string(600, 'y')}, 5s));
+    return r && r->status == 200;
+  }));
+}
+
+// docs/security.md M2: a connection's first request shares one deadline for header and body: a
+// client trickling both holds its connection for requestTimeout, not once per part.
+TEST_F(Fixture, TricklingHeaderAndBodyShareOneDeadline) {
+  HttpServerOptions options;
+  options.requestTimeout = 1000ms;
+  auto server = startServer(options);
+  const int fd = connectTo(server->port());
+  ASSERT_GE(fd, 0);
+  const auto started = std::chrono::steady_clock::now();
+  const std::string request =
+      "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n" + std::string(100, 'b');
+  bool closed = false;
+  for (char byte : request) {  // 700 ms for the header, then the body byte by byte
+    std::this_thread::sleep_for(std::chrono::milliseconds(byte == 'b' ? 20 : 14));
+    if (::send(fd, &byte, 1, MSG_NOSIGNAL) != 1) {
+      closed = true;
+      break;
+    }
+    if (std::chrono::steady_clock::now() - started > 1500ms) break;
+  }
+  // One deadline: closed about 1 s after connecting (two deadlines would take until 1.7 s).
+  char scratch[64];
+  while (!closed && ::recv(fd, scratch, sizeof(scratch), MSG_DONTWAIT) != 0) {
+    if (std::chrono::steady_clock::now() - started > 3s) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  ::close(fd);
+  EXPECT_LT(elapsed, 1500ms);
+  EXPECT_EQ(requests, 0);
+}
+
 TEST_F(Fixture, StreamsChunksInOrder) {
   auto server = startServer();
   auto c = client(server->url());
