@@ -119,7 +119,7 @@ declare -A EXPECT=(
   [wrongca]="TLS with the member failed"
   [revoked]="rejected Flotilla's credentials (HTTP 401)"
   [silent]="did not answer"
-  [huge]="exceeds the 268435456-byte limit"
+  [huge]="exceeds the 33554432-byte limit"
   [http10]="not a ready Kubernetes API server"
   [garbage]="is not valid HTTP"
 )

@@ -164,8 +164,26 @@ std::optional<std::vector<api::APIEnablement>> ClusterController::discover(
       }
     }
   }
+  // Bounded (docs/security.md, M4): a member advertising thousands of group-versions, or
+  // answering each slowly, cannot keep a cluster worker (of the two shared by the fleet) busy.
+  constexpr size_t kMaxGroupVersions = 500;
+  const auto budget = std::chrono::seconds(20);
+  if (groupVersions.size() > kMaxGroupVersions) {
+    log::warn("cluster", member.name(),
+              "the member advertises " + std::to_string(groupVersions.size()) +
+                  " API group-versions; reading the first " + std::to_string(kMaxGroupVersions));
+    groupVersions.resize(kMaxGroupVersions);
+  }
+  const auto started = clock_->now();
   std::vector<api::APIEnablement> out;
   for (const auto& gv : groupVersions) {
+    if (clock_->now() - started > budget) {
+      log::warn("cluster", member.name(),
+                "discovery took longer than 20 s; the API enablements list " +
+                    std::to_string(out.size()) + " of " + std::to_string(groupVersions.size()) +
+                    " group-versions");
+      break;
+    }
     const std::string path = gv.find('/') == std::string::npos ? "/api/" + gv : "/apis/" + gv;
     auto doc = await(member.executor(), client.getPath(path));
     // One group-version that does not answer (an aggregated API whose backend is down, as

@@ -186,11 +186,14 @@ api::Result<std::shared_ptr<MemberConnection>> AsioMemberRegistry::ensure(
   // Nor does a member's Retry-After hold a request for long (the default cap is 60 s): removing
   // the member joins its informers, which waits for their requests in flight.
   clientOptions.maxRetryAfter = std::chrono::seconds(1);
+  clientOptions.maxResponseBody = options_.maxResponseBody;
+  clientOptions.maxWatchEvent = options_.maxWatchEvent;
+  kube::InformerOptions informers = options_.informers;
+  informers.maxObjects = options_.maxObjectsPerKind;
   auto client = kube::RestClient::create(executor_, memberConfig, clientOptions);
   if (!client) return client.error();
-  auto connection =
-      std::make_shared<AsioMemberConnection>(name, fingerprint, executor_, std::move(*client),
-                                             options_.informers, events_, options_.hostId);
+  auto connection = std::make_shared<AsioMemberConnection>(
+      name, fingerprint, executor_, std::move(*client), informers, events_, options_.hostId);
   std::lock_guard lock(mutex_);
   members_[name] = connection;
   return std::shared_ptr<MemberConnection>(connection);

@@ -80,6 +80,12 @@ struct MemberRegistryOptions {
   // This host's identity: member Deployments another host made are not indexed as this host's
   // (managingBinding).
   std::string hostId;
+  // What one member can make the operator hold (docs/security.md, M4): a response body, one
+  // watch event, and the objects of one kind in its caches (Kubernetes supports 150,000 pods per
+  // cluster; what Flotilla caches of them is trimmed).
+  size_t maxResponseBody = size_t{32} << 20;
+  size_t maxWatchEvent = size_t{8} << 20;
+  size_t maxObjectsPerKind = 150'000;
 };
 
 class AsioMemberConnection;

@@ -105,6 +105,7 @@ asio::awaitable<api::Result<std::string>> relist(StatePtr s) {
   options.labelSelector = s->options.labelSelector;
   options.fieldSelector = s->options.fieldSelector;
   options.limit = s->options.pageSize;
+  options.maxItems = s->options.maxObjects;
   const std::string ns = s->options.ns;
   auto listed = co_await s->client.list(s->resource, ns, options);
   ++s->stats.lists;
@@ -175,6 +176,16 @@ asio::awaitable<WatchEnd> watchOnce(StatePtr s, std::string& resourceVersion,
       }
       if (!rv.empty()) resourceVersion = rv;
       if (change) s->dispatch(*change);
+      if (s->options.maxObjects && s->indexer.size() > s->options.maxObjects) {
+        s->fail(api::Error{api::reason::kTransport,
+                           0,
+                           "the cache of " + s->resource.resource + " grew past " +
+                               std::to_string(s->options.maxObjects) + " objects, the limit",
+                           {}},
+                "watch");
+        end = WatchEnd::kFailed;
+        break;
+      }
     }
     if (relistNow) {
       end = WatchEnd::kRelist;

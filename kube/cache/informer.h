@@ -42,6 +42,9 @@ struct InformerOptions {
   std::chrono::milliseconds initialBackoff{200};   // after a failed list/watch, doubling
   std::chrono::milliseconds maxBackoff{30'000};
   int64_t pageSize = 500;
+  // More objects than this is a failure (the list errs, a watch that grows past it relists,
+  // backing off): bounds the memory one source can take; 0: no limit.
+  size_t maxObjects = 0;
   bool dropManagedFields = true;  // controller-runtime's recommended cache transform
   // Applied to every object before it is cached (after dropManagedFields): strip what no reader
   // of this cache uses. Must keep metadata.name, namespace and resourceVersion.

@@ -35,6 +35,9 @@ struct ListOptions {
   std::string resourceVersionMatch;  // "NotOlderThan" | "Exact"
   bool allowWatchBookmarks = false;  // watch only
   int timeoutSeconds = 0;            // watch only: the server ends the stream after this
+  // list only: more items than this (over all pages) is an error, not an ever-growing list
+  // (a member cannot make the operator hold more than this of one kind); 0: no limit.
+  size_t maxItems = 0;
 };
 
 struct WriteOptions {

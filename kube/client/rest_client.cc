@@ -195,7 +195,8 @@ namespace {
 
 class WatchStreamImpl final : public WatchStream {
  public:
-  explicit WatchStreamImpl(std::unique_ptr<net::HttpStream> stream) : stream_(std::move(stream)) {}
+  WatchStreamImpl(std::unique_ptr<net::HttpStream> stream, size_t maxEvent)
+      : stream_(std::move(stream)), decoder_(maxEvent) {}
 
   asio::awaitable<api::Result<std::vector<WatchEvent>>> next(milliseconds idle) override {
     while (true) {
@@ -233,6 +234,7 @@ api::Result<std::unique_ptr<RestClient>> RestClient::create(asio::any_io_executo
   net::HttpClientOptions http;
   http.userAgent = config.userAgent;
   http.maxIdleConnections = options.maxIdleConnections;
+  http.maxResponseBody = options.maxResponseBody;
   http.serverName = config.tlsServerName;
   if (endpoint->tls) {
     net::TlsClientOptions tls;
@@ -299,6 +301,13 @@ asio::awaitable<api::Result<ListResult>> RestClient::list(const ResourceId& reso
       for (auto& item : items->as_array()) {
         if (item.is_object()) result.items.push_back(std::move(item.as_object()));
       }
+    }
+    if (options.maxItems && result.items.size() > options.maxItems) {
+      co_return api::Error{api::reason::kTransport,
+                           0,
+                           "the list of " + resource.resource + " has more than " +
+                               std::to_string(options.maxItems) + " items, the limit",
+                           {}};
     }
     options.continueToken = stringAt(meta, "continue");
     if (options.continueToken.empty()) co_return result;
@@ -404,7 +413,7 @@ asio::awaitable<api::Result<std::unique_ptr<WatchStream>>> RestClient::watch(
   if (!opened) co_return opened.error();
   if (!opened->stream) co_return errorFromResponse(opened->response);
   std::unique_ptr<WatchStream> stream =
-      std::make_unique<WatchStreamImpl>(std::move(opened->stream));
+      std::make_unique<WatchStreamImpl>(std::move(opened->stream), impl_->options.maxWatchEvent);
   co_return stream;
 }
 

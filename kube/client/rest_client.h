@@ -43,6 +43,10 @@ struct RestClientOptions {
   std::chrono::milliseconds maxBackoff{5'000};
   std::chrono::seconds maxRetryAfter{60};  // a server asking for more is capped
   size_t maxIdleConnections = 32;
+  // The largest response body and the largest single watch event accepted; a bigger one is a
+  // transport error naming the limit (lists are paged, objects are at most etcd's 1.5 MiB).
+  size_t maxResponseBody = size_t{256} << 20;
+  size_t maxWatchEvent = size_t{64} << 20;
 };
 
 // A watch response being read: events in the order the server sent them.

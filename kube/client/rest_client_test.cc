@@ -230,6 +230,24 @@ TEST_F(RestFixture, ListFollowsContinueAndRestartsOnExpiredToken) {
   EXPECT_EQ(calls, 4);
 }
 
+// docs/security.md M4: a server paging on and on cannot make the client hold more than maxItems.
+TEST_F(RestFixture, ListStopsPastMaxItems) {
+  int pages = 0;
+  ScriptedServer server(io, [&](const net::HttpRequest&) {
+    ++pages;
+    return testing::json(200, R"({"kind":"PodList","metadata":{"resourceVersion":"1",
+        "continue":"more"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]})");
+  });
+  auto c = client(server.url());
+  ListOptions options;
+  options.limit = 2;
+  options.maxItems = 5;
+  auto result = io.run(c->list(kNamespaces, "", options));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message, "the list of namespaces has more than 5 items, the limit");
+  EXPECT_EQ(pages, 3);
+}
+
 TEST_F(RestFixture, UpdateWithRetryRereadsOnConflict) {
   int version = 1;
   int puts = 0;
