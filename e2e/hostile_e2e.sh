@@ -8,6 +8,12 @@
 #   huge      answers 200 with a 10 GiB body
 #   http10    a web server answering HTTP/1.0 with an HTML page
 #   garbage   answers random bytes
+#   objects   a ready API server with 100,000 pods (docs/security.md M4)
+#   groups    a ready API server advertising 10,000 API groups
+#   relister  like objects (20,000 pods), but every pod watch ends at once in 410 Gone
+# The first six must turn not Ready with a message that says what is wrong. The last two stay
+# Ready; what they cost the others is measured: the time for a workload on the healthy members to
+# become FullyApplied, before and after they joined, must stay within 2x.
 # Each must turn not Ready with a message that says what is wrong, within a bounded time, while
 # the operator's memory stays bounded and the healthy members keep working: a workload placed on
 # them becomes FullyApplied and their Ready condition never changes.
@@ -23,8 +29,9 @@ PEERS=()
 trap 'for p in "${PEERS[@]}"; do kill "$p" 2>/dev/null; done; cleanup' EXIT
 
 HOSTILE=(wrongca revoked silent huge http10 garbage)
+FLOOD=(objects groups relister)
 # An earlier run on the same (real) host that did not finish its cleanup left its registrations.
-for name in "${HOSTILE[@]}"; do
+for name in "${HOSTILE[@]}" "${FLOOD[@]}"; do
   if kubectl get fc "$name" >/dev/null 2>&1; then
     kubectl patch fc "$name" --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null
     kubectl delete fc "$name" --wait=false >/dev/null 2>&1
@@ -75,21 +82,7 @@ mkubectl member1 delete serviceaccount revoked -n default >/dev/null
 
 declare -A REGISTERED=()
 now() { date +%s.%N; }
-for mode in silent huge http10 garbage; do
-  "$PEER" "$mode" "$WORK/certs" "$WORK/$mode.port" >"$WORK/$mode.log" 2>&1 &
-  PEERS+=($!)
-  eventually 10 test -s "$WORK/$mode.port" || { e2e_fail "hostile_peer $mode did not start"; exit 1; }
-done
-pid=$(cat "$WORK/operator-a.pid")
-rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
-REGISTERED[wrongca]=$(now); register wrongca "$m1_server" "$(b64 "$WORK/certs/ca.crt")" "$m1_token"
-REGISTERED[revoked]=$(now); register revoked "$m1_server" "$m1_ca" "$revoked_token"
-for mode in silent huge http10 garbage; do
-  REGISTERED[$mode]=$(now)
-  register "$mode" "https://127.0.0.1:$(cat "$WORK/$mode.port")" "$(b64 "$WORK/certs/ca.crt")" hostile
-done
-
-# --- Meanwhile the healthy members serve a workload ---
+# The time a Duplicated workload on the three healthy members takes to become FullyApplied.
 kubectl create namespace $NS >/dev/null
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: flotilla.io/v1alpha1
@@ -100,7 +93,57 @@ spec:
   placement:
     clusterAffinity: {labelSelector: {matchLabels: {env: demo}}}
     replicaScheduling: {type: Duplicated}
----
+YAML
+applied_in() {  # applied_in NAME: seconds from kubectl create to FullyApplied on the members
+  local t0 deadline=$((SECONDS + 60))
+  t0=$(now)
+  kubectl create deployment "$1" -n $NS --image nginx:1.27 >/dev/null
+  until [[ $(kubectl get rb "$1" -n $NS -o jsonpath='{.status.conditions[?(@.type=="FullyApplied")].status}' 2>/dev/null) == True ]]; do
+    ((SECONDS < deadline)) || { echo never; return; }
+    sleep 0.05
+  done
+  echo "$(now) - $t0" | bc
+}
+baseline=$(applied_in base1)
+baseline2=$(applied_in base2)
+
+for mode in silent huge http10 garbage objects groups relister; do
+  "$PEER" "$mode" "$WORK/certs" "$WORK/$mode.port" >"$WORK/$mode.log" 2>&1 &
+  PEERS+=($!)
+  eventually 10 test -s "$WORK/$mode.port" || { e2e_fail "hostile_peer $mode did not start"; exit 1; }
+done
+pid=$(cat "$WORK/operator-a.pid")
+rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+REGISTERED[wrongca]=$(now); register wrongca "$m1_server" "$(b64 "$WORK/certs/ca.crt")" "$m1_token"
+REGISTERED[revoked]=$(now); register revoked "$m1_server" "$m1_ca" "$revoked_token"
+for mode in silent huge http10 garbage objects groups; do  # the relister comes later
+  REGISTERED[$mode]=$(now)
+  register "$mode" "https://127.0.0.1:$(cat "$WORK/$mode.port")" "$(b64 "$WORK/certs/ca.crt")" hostile
+done
+
+# --- The flooding members: Ready (they are API servers), and the others barely notice ---
+fc_ready() { [[ $(kubectl get fc "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]]; }
+for name in objects groups; do
+  eventually 60 fc_ready "$name" || e2e_fail "$name should turn Ready: $(kubectl get fc "$name" -o yaml)"
+done
+flooded=$(applied_in flooded1)
+flooded2=$(applied_in flooded2)
+echo "FullyApplied on the healthy members: ${baseline} s and ${baseline2} s before the flooding members, ${flooded} s and ${flooded2} s after"
+within_twice() { [[ $1 != never ]] && awk -v f="$1" -v a="$2" -v b="$3" 'BEGIN { m = a > b ? a : b; exit !(f <= 2 * m) }'; }
+E2E_CHECKS=$((E2E_CHECKS + 1))
+within_twice "$flooded2" "$baseline" "$baseline2" ||
+  e2e_fail "M4: with the flooding members, a workload took ${flooded2} s (more than 2x ${baseline}/${baseline2} s)"
+# The relister makes the operator list its 100,000 pods again and again; the relists back off
+# (docs/security.md, M4). Measured, not yet bounded: member I/O still shares the operator's thread.
+REGISTERED[relister]=$(now)
+register relister "https://127.0.0.1:$(cat "$WORK/relister.port")" "$(b64 "$WORK/certs/ca.crt")" hostile
+eventually 60 fc_ready relister || e2e_fail "relister should turn Ready"
+relisted=$(applied_in relisted1)
+relisted2=$(applied_in relisted2)
+echo "with the relister too: ${relisted} s and ${relisted2} s (not asserted)"
+
+# --- Meanwhile the healthy members serve a workload ---
+kubectl apply -f - >/dev/null <<YAML
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: $NS, labels: {app: web, flotilla.io/propagation-policy: healthy}}
@@ -167,7 +210,8 @@ rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
 echo "operator memory: RSS ${rss_before} kB before the hostile clusters, ${rss} kB after; peak ${hwm} kB"
 expect_eq "the operator is still running" "$(kill -0 "$pid" 2>/dev/null && echo yes)" "yes"
 E2E_CHECKS=$((E2E_CHECKS + 1))
-((hwm < 600 * 1024)) || e2e_fail "the operator's peak memory ${hwm} kB is not bounded by 600 MiB"
+limit_mb=${HOSTILE_MEMORY_LIMIT_MB:-1024}  # config/manager's memory limit
+((hwm < limit_mb * 1024)) || e2e_fail "the operator's peak memory ${hwm} kB is not under ${limit_mb} MiB"
 
 # --- Deleting the workload: the dead clusters do not hold it up past the failover grace ---
 # (None of them holds any of its objects, but the operator cannot know that of a member it
@@ -186,8 +230,8 @@ expect_eq "CleanupSkipped leaves the healthy members out" "$(grep -cE "member[0-
 
 # --- The hostile clusters leave the fleet (their cleanup gives up after the grace too) ---
 t0=$(now)
-kubectl delete fc "${HOSTILE[@]}" --timeout=$((GRACE + 30))s >/dev/null ||
+kubectl delete fc "${HOSTILE[@]}" "${FLOOD[@]}" --timeout=$((GRACE + 30))s >/dev/null ||
   e2e_fail "the hostile clusters should be deleted: $(kubectl get fc)"
 echo "the hostile clusters deleted in $(echo "$(now) - $t0" | bc) s"
-for name in "${HOSTILE[@]}"; do kubectl -n flotilla-system delete secret "$name-credentials" >/dev/null; done
+for name in "${HOSTILE[@]}" "${FLOOD[@]}"; do kubectl -n flotilla-system delete secret "$name-credentials" >/dev/null; done
 e2e_summary

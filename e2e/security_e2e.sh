@@ -219,7 +219,7 @@ out=$(probe_policy m2-probe)
 took=$(( ($(date +%s%N) - started) / 1000000 ))
 expect_contains "M2: a write through both webhooks succeeds with 1000 slow connections open" "$out" "created"
 echo "M2: kubectl apply through the webhooks took ${took} ms with 1000 slow connections open (${baseline} ms without)"
-expect_eq "M2: under 3 s" "$(( took < 3000 ))" "1"
+expect_eq "M2: under 5 s (the old limits: no answer within 120 s)" "$(( took < 5000 ))" "1"
 kill "$SLOW" 2>/dev/null
 
 # ---------------------------------------------------------------------------------------------

@@ -255,7 +255,7 @@ TEST_F(ServerFixture, AThousandSlowClientsLeaveAdmissionFast) {
   std::cout << "admission answered in "
             << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
             << " ms with 1000 slow connections open\n";
-  EXPECT_LT(took, 2s);
+  EXPECT_LT(took, 5s);  // the old limits gave no answer within 120 s
   for (int fd : slow) ::close(fd);
 }
 

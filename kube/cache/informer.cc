@@ -168,6 +168,19 @@ asio::awaitable<WatchEnd> watchOnce(StatePtr s, std::string& resourceVersion,
         if (!rv.empty()) resourceVersion = rv;
         continue;
       }
+      // A new object past the limit is not cached: the watch ends before it (its
+      // resourceVersion not taken), and resumes after a backoff to meet it again.
+      if (event.type != WatchEvent::Type::kDeleted && s->options.maxObjects &&
+          s->indexer.size() >= s->options.maxObjects && !s->indexer.get(objectKey(event.object))) {
+        s->fail(api::Error{api::reason::kTransport,
+                           0,
+                           "the cache of " + s->resource.resource + " is full at " +
+                               std::to_string(s->options.maxObjects) + " objects, the limit",
+                           {}},
+                "watch");
+        end = WatchEnd::kFailed;
+        break;
+      }
       std::optional<Change> change;
       if (event.type == WatchEvent::Type::kDeleted) {
         change = s->indexer.remove(event.object);
@@ -176,16 +189,6 @@ asio::awaitable<WatchEnd> watchOnce(StatePtr s, std::string& resourceVersion,
       }
       if (!rv.empty()) resourceVersion = rv;
       if (change) s->dispatch(*change);
-      if (s->options.maxObjects && s->indexer.size() > s->options.maxObjects) {
-        s->fail(api::Error{api::reason::kTransport,
-                           0,
-                           "the cache of " + s->resource.resource + " grew past " +
-                               std::to_string(s->options.maxObjects) + " objects, the limit",
-                           {}},
-                "watch");
-        end = WatchEnd::kFailed;
-        break;
-      }
     }
     if (relistNow) {
       end = WatchEnd::kRelist;
@@ -228,10 +231,20 @@ asio::awaitable<void> run(StatePtr s) {
       resourceVersion = std::move(*listed);
       needList = false;
     }
+    const auto watchStarted = std::chrono::steady_clock::now();
     const WatchEnd end = co_await watchOnce(s, resourceVersion, rng);
     if (end == WatchEnd::kRelist) {
       ++s->stats.relistsAfterGone;
       needList = true;
+      // A watch sent back to list within a second of starting means a server that keeps doing
+      // so: relisting at once would have the client decode its whole list in a loop, starving
+      // everything else on the thread (docs/security.md, M4). That backs off as failures do; a
+      // 410 after a watch that ran a while (etcd compaction) relists at once, as before.
+      if (std::chrono::steady_clock::now() - watchStarted < std::chrono::seconds(1)) {
+        const std::chrono::nanoseconds wait = backoff;
+        co_await backoffSleep(s, wait);
+        backoff = nextBackoff(backoff, s->options);
+      }
       continue;
     }
     if (end == WatchEnd::kFailed) {

@@ -276,6 +276,37 @@ TEST(Informer, TransformAppliesToListedAndWatchedObjects) {
   informer.stop();
 }
 
+// docs/security.md M4: a source cannot make the cache hold more than maxObjects: a list over it
+// fails (the cache never syncs), and a watch that grows past it stops and relists.
+TEST(Informer, MaxObjectsBoundsTheCache) {
+  Served served(5);
+  auto [io, truth, delayer, client] = served.parts();
+  for (int i = 0; i < 4; ++i) truth.put("c" + std::to_string(i), "v");
+  InformerOptions options;
+  options.delayer = delayer;
+  options.pageSize = 2;
+  options.maxObjects = 3;
+  SharedInformer tooMany(*client, kConfigMaps, options);
+  tooMany.start(io.io().get_executor());
+  ASSERT_TRUE(eventually([&] { return tooMany.stats().failures.load() >= 1; }));
+  EXPECT_FALSE(tooMany.hasSynced());
+  EXPECT_EQ(tooMany.store().size(), 0u);
+  tooMany.stop();
+
+  truth.remove("c3");
+  truth.remove("c2");
+  SharedInformer growing(*client, kConfigMaps, options);
+  growing.start(io.io().get_executor());
+  ASSERT_TRUE(eventually([&] { return growing.hasSynced(); }));
+  const uint64_t failuresBefore = growing.stats().failures.load();
+  truth.put("c2", "v");
+  truth.put("c3", "v");
+  truth.put("c4", "v");
+  ASSERT_TRUE(eventually([&] { return growing.stats().failures.load() > failuresBefore; }));
+  EXPECT_EQ(growing.store().size(), 3u);  // the objects past the limit are not cached
+  growing.stop();
+}
+
 TEST(Indexer, IndexesFollowUpdatesAndDeletes) {
   Indexer indexer;
   indexer.addIndex("labels", labelIndexValues);
