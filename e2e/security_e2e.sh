@@ -316,6 +316,27 @@ eventually 30 cluster_status_says "$SHARED" app member1 "Flotilla did not create
   e2e_fail "H3: the existing namespace should be refused: $(kubectl get fdeploy app -n "$SHARED" -o jsonpath='{.status}' 2>&1)"
 expect_eq "H3: nothing written into member1's own namespace" "$(on_member member1 "$SHARED" app || echo absent)" "absent"
 echo "H3: $(kubectl get fdeploy app -n "$SHARED" -o jsonpath='{.status.clusters[0].message}')"
+# The namespace's owner there makes a Deployment of the workload's name, marked as Flotilla's
+# (the marks are visible on any Flotilla copy): still not Flotilla's to change.
+mkubectl member1 apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+  namespace: $SHARED
+  labels: {flotilla.io/managed-by: flotilla, flotilla.io/host: "$(kubectl get ns kube-system -o jsonpath='{.metadata.uid}')", flotilla.io/cluster: member1}
+  annotations: {flotilla.io/binding: $SHARED/app}
+spec:
+  replicas: 7
+  selector: {matchLabels: {app: mine}}
+  template:
+    metadata: {labels: {app: mine}}
+    spec: {containers: [{name: app, image: nginx:1.27}]}
+YAML
+eventually 30 cluster_status_says "$SHARED" app member1 "its owner has not allowed it" ||
+  e2e_fail "H3: a marked Deployment in a namespace Flotilla may not use should be left alone: $(kubectl get fdeploy app -n "$SHARED" -o jsonpath='{.status.clusters}')"
+expect_eq "H3: the owner's Deployment is untouched" \
+  "$(mkubectl member1 get deploy app -n "$SHARED" -o jsonpath='{.spec.replicas}')" "7"
 # Its owner on member1 lets Flotilla in.
 mkubectl member1 label ns "$SHARED" flotilla.io/managed-by=flotilla >/dev/null
 eventually 60 on_member member1 "$SHARED" app || e2e_fail "H3: once its owner allows it, the namespace is used"

@@ -103,6 +103,20 @@ TEST(RequiredAccess, UpdatesAskOnlyWhenWhereTheCredentialsGoChanges) {
   EXPECT_NE(r.status.message.find("spec.insecureSkipTLSVerify"), std::string::npos);
 }
 
+// An object being deleted is ratcheted (admitted despite errors), but moving where its
+// credentials go still needs the Secret's reader.
+TEST(RequiredAccess, ADeletingClusterStillAsks) {
+  auto old = cluster("https://10.0.0.1:6443", "member1-credentials");
+  old["metadata"].as_object()["deletionTimestamp"] = "2026-11-27T00:00:00Z";
+  old["metadata"].as_object()["finalizers"] = json::array{"flotilla.io/cleanup"};
+  auto moved = old;
+  moved["spec"].as_object()["apiEndpoint"] = "https://attacker:443";
+  moved["spec"].as_object()["taints"] = json::array{json::object{{"key", "x"}, {"effect", "Bad"}}};
+  auto r = admit(kValidate, request("UPDATE", moved, old), NoCluster{});
+  ASSERT_TRUE(r.allowed) << r.status.message;
+  EXPECT_EQ(r.requiredAccess.size(), 1u);
+}
+
 TEST(RequiredAccess, OtherKindsAndOperationsAskNothing) {
   AdmissionRequest r = request("DELETE", json::object{});
   r.object = nullptr;

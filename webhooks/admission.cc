@@ -167,7 +167,19 @@ AdmissionResponse admitKind(const Route& route, const AdmissionRequest& request,
     // Ratcheting, as kube-apiserver does for CRD validation: an update is denied only for what
     // it makes wrong. An object stored before a rule existed (or before the webhooks were
     // installed) can still get its finalizer removed, its status-like fields and taints updated.
-    if (isDeleting(request.object)) return allowed;
+    if (isDeleting(request.object)) {
+      // Still no new credentials target without the Secret's reader (docs/security.md, H1).
+      std::optional<T> before;
+      if (request.oldObject.is_object()) {
+        T decoded;
+        if (api::decodeInto(request.oldObject, decoded).empty()) {
+          api::setDefaults(decoded);
+          before = std::move(decoded);
+        }
+      }
+      allowed.requiredAccess = requiredAccess(object, before ? &*before : nullptr);
+      return allowed;
+    }
     T old;
     if (request.oldObject.is_object() && api::decodeInto(request.oldObject, old).empty()) {
       api::setDefaults(old);

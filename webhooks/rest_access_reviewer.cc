@@ -18,9 +18,10 @@ asio::awaitable<api::Result<bool>> RestAccessReviewer::allowed(const UserInfo& u
                                                                const AccessCheck& check) {
   const boost::json::object body = subjectAccessReview(user, check);
   const kube::WriteOptions options;
+  const std::string clusterScoped;  // named: the lazy task keeps a reference to it
   // The host client belongs to the manager's I/O thread: the review runs there and this
   // coroutine (on the webhook's thread) resumes with the answer.
-  auto task = host_.create(kSubjectAccessReviews, "", body, options);
+  auto task = host_.create(kSubjectAccessReviews, clusterScoped, body, options);
   auto answer = co_await asio::co_spawn(hostExecutor_, std::move(task), asio::use_awaitable);
   if (!answer) co_return answer.error();
   co_return accessAllowed(*answer);

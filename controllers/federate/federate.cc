@@ -94,7 +94,11 @@ FederateDecision decideFederated(const api::Deployment& deployment,
     if (it != existing->metadata.annotations.end()) claimed = &it->second;
   }
   const bool keptByDeletedPolicy = owned && claimed && !claimedPolicyExists;
-  const bool wanted = resolution.policy || resolution.requested || keptByDeletedPolicy;
+  // A refused label is not a request that may still be met (as a missing policy is): whatever
+  // was federated through it before goes (docs/security.md, H2).
+  const bool wanted = resolution.policy || (resolution.requested && !resolution.refused) ||
+                      (keptByDeletedPolicy && !resolution.refused);
+  if (resolution.refused) out.refusal = resolution.message;
 
   // Being deleted (its finalizer is cleaning the members): nothing to write until it is gone.
   if (existing && existing->metadata.deletionTimestamp) return out;

@@ -21,6 +21,8 @@ struct FederateDecision {
   // resourceVersion preconditions); otherwise empty.
   api::FederatedDeployment desired;
   std::string message;  // kConflict and kDelete: why
+  // The labelled policy refused the Deployment: the reason, for a Warning Event on it.
+  std::string refusal;
 };
 
 // `existing`: the FederatedDeployment of the same namespace/name, if any.

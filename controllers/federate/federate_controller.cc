@@ -72,6 +72,9 @@ api::Result<kube::ReconcileResult> FederateController::reconcile(const std::stri
       decideFederated(*deployment, existing ? &*existing : nullptr, resolution, claimedExists);
   const auto& ns = deployment->metadata.namespace_;
   const auto& name = deployment->metadata.name;
+  if (!decision.refusal.empty()) {
+    events_.event(involved(*deployment), "Warning", "PolicyNotApplicable", decision.refusal);
+  }
   switch (decision.action) {
     case Action::kNone:
       break;

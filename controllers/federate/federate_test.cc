@@ -260,6 +260,23 @@ TEST(FederateTest, LabelNamingMissingPolicyStillFederates) {
   EXPECT_EQ(decision.message, requested.message);
 }
 
+// docs/security.md H2: a labelled policy that refuses the workload federates nothing, and what
+// was federated through the label before goes.
+TEST(FederateTest, RefusedLabelUnfederates) {
+  const auto d = deployment();
+  Resolution refused{.requested = kSpread, .refused = true};
+  refused.message =
+      "PropagationPolicy demo/spread named by label flotilla.io/propagation-policy does not "
+      "accept ...";
+  auto decision = decideFederated(d, nullptr, refused, false);
+  EXPECT_EQ(decision.action, Action::kNone);
+  EXPECT_EQ(decision.refusal, refused.message);
+  const auto existing = stored(decideFederated(d, nullptr, won(), false));
+  decision = decideFederated(d, &existing, refused, true);
+  EXPECT_EQ(decision.action, Action::kDelete);
+  EXPECT_EQ(decision.refusal, refused.message);
+}
+
 TEST(FederateTest, NotWantedAndAbsentIsNothing) {
   EXPECT_EQ(decideFederated(deployment(), nullptr, none(), false).action, Action::kNone);
 }

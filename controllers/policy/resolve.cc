@@ -137,6 +137,7 @@ Resolution resolvePolicy(const Workload& workload,
   const auto refused = [&](const std::string& why, const char* labelKey) {
     out.message = out.requested->display() + " named by label " + labelKey + " does not accept " +
                   workloadText + ": " + why;
+    out.refused = true;
   };
 
   // 1. An explicit label. An empty value counts as no label (`kubectl label ... key=` mistakes).

@@ -81,6 +81,9 @@ struct ResolvedPolicy {
 struct Resolution {
   std::optional<ResolvedPolicy> policy;  // the winner
   std::optional<PolicyKey> requested;    // the policy a label names, whether or not it exists
+  // The labelled policy exists but does not accept the workload (docs/security.md, H2): the
+  // workload is not federated at all, unlike a policy that does not exist (yet).
+  bool refused = false;
   // When there is no winner, why: "PropagationPolicy demo/x named by label
   // flotilla.io/propagation-policy does not exist", "no policy selects Deployment demo/web".
   std::string message;

@@ -239,6 +239,10 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
           return fail(propagation::kCreationFailed,
                       "creating namespace " + ns + ": " + created.error().message);
         }
+        if (!created) {  // someone made it in between: theirs unless they allowed Flotilla
+          retry->soon = true;
+          return fail(kUndecided, "namespace " + ns + " appeared on " + cluster + "; checking it");
+        }
       } else if (!nsObject) {  // say why (a Forbidden), not the apply's "namespace not found"
         (unreachable(nsObject.error()) ? retry->soon : retry->backoff) = true;
         return fail(unreachable(nsObject.error()) ? propagation::kClusterNotReady
@@ -266,6 +270,25 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
   if (live) {
     drift = difference(json::value(*live), json::value(*desired));
     if (drift.empty()) return out;
+    // Changing a Deployment that is already there: its namespace must still be one Flotilla may
+    // use. Its marks alone do not say so: a member user who owns a namespace of the workload's
+    // name could have made a Deployment marked as Flotilla's there (docs/security.md, H3).
+    auto nsObject = await(member->executor(), client.get(resources::kNamespaces, "", ns));
+    if (!nsObject) {
+      (unreachable(nsObject.error()) ? retry->soon : retry->backoff) = true;
+      return fail(unreachable(nsObject.error()) ? propagation::kClusterNotReady
+                                                : propagation::kUpdateFailed,
+                  "reading namespace " + ns + ": " + nsObject.error().message);
+    }
+    if (!flotillaNamespace(*nsObject)) {
+      retry->backoff = true;
+      return fail(propagation::kUpdateFailed,
+                  "namespace " + ns + " on " + cluster +
+                      " was not created by Flotilla and its owner has not allowed it (kubectl "
+                      "label namespace " +
+                      ns + " " + kManagedByLabel + "=" + kManagedByValue +
+                      "); leaving Deployment " + key + " there untouched");
+    }
   }
 
   kube::WriteOptions apply;

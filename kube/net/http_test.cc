@@ -104,26 +104,22 @@ TEST_F(Fixture, OutOfDescriptorsTheAcceptLoopDoesNotSpin) {
   auto server = startServer();
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  // The clients' sockets first, then no descriptor left for the server to accept them with: the
+  // kernel completes their connections in the backlog and accept() fails with EMFILE.
+  std::vector<int> clients;
+  for (int i = 0; i < 4; ++i) clients.push_back(::socket(AF_INET, SOCK_STREAM, 0));
   size_t open = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd"))
     ++open;
   rlimit tight = saved;
-  tight.rlim_cur = open + 4;
+  tight.rlim_cur = open - 1;  // the directory iterator's own descriptor is closed again
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
-  std::vector<int> clients;
-  for (int i = 0; i < 16; ++i) {  // until this process has no descriptor left
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) break;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(server->port());
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-      ::close(fd);
-      break;
-    }
-    clients.push_back(fd);
-  }
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server->port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int fd : clients)
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   const bool failed = eventually([&] { return server->acceptFailures() >= 1; }, 5s);
   // A window to count attempts in (not a wait for a condition): spinning makes thousands.
   const uint64_t before = server->acceptFailures();
