@@ -156,7 +156,7 @@ wait_ready() {
   eventually 30 curl -skf "https://127.0.0.1:$(operator_port "$1")/readyz" ||
     { e2e_fail "operator $1 never became ready"; return 1; }
 }
-operator_port() { grep -o 'serving /healthz, /readyz and /metrics on https://127.0.0.1:[0-9]*' "$WORK/operator-$1.log" | tail -1 | grep -o '[0-9]*$'; }
+operator_port() { grep -oE 'serving /healthz, /readyz( and /metrics)? on https://127.0.0.1:[0-9]+' "$WORK/operator-$1.log" | tail -1 | grep -o '[0-9]*$'; }
 webhook_port() { grep -o 'serving admission on https://127.0.0.1:[0-9]*' "$WORK/operator-$1.log" | tail -1 | grep -o '[0-9]*$'; }
 # register_webhooks NAME: the host's webhook configurations call operator NAME (URL clientConfig,
 # the suite's CA), as config/webhook does through the Service in a cluster.
