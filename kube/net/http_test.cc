@@ -101,6 +101,11 @@ TEST_F(Fixture, PlainRequestKeepsTheConnectionAlive) {
 // the server pauses 100 ms between attempts instead of spinning its thread (docs/security.md,
 // M3), and accepts them once descriptors are free again.
 TEST_F(Fixture, OutOfDescriptorsTheAcceptLoopDoesNotSpin) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizers' runtime needs descriptors of its own (UBSan's vptr check opens a pipe to
+  // probe memory): with none left it reports false errors. The Release build runs this test.
+  GTEST_SKIP() << "needs free descriptors for the sanitizer runtime";
+#endif
   auto server = startServer();
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
