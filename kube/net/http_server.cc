@@ -234,20 +234,30 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
   beast::flat_buffer buffer;
   bool first = true;
   while (!stopped) {
-    http::request_parser<http::string_body> parser;
-    parser.body_limit(boost::none);  // checked against Content-Length after the header
-    parser.header_limit(64 * 1024);
-    // The first request continues the deadline the session set before the TLS handshake (one
-    // deadline for handshake, header and body); later ones wait idleTimeout for their header.
-    const bool firstRequest = first;
-    if (!first) lowest.expires_after(options.idleTimeout);
-    idle = !first && buffer.size() == 0;  // nothing of the next request has arrived yet
+    // One deadline per request, for header, 100-continue and body together. The first request
+    // continues the deadline the session set before the TLS handshake; a kept-alive connection
+    // waits idleTimeout for the next request's first byte, and the deadline starts there, so a
+    // pipelined byte cannot stretch a request to the idle timeout.
+    if (!first) {
+      if (buffer.size() == 0) {
+        lowest.expires_after(options.idleTimeout);
+        idle = true;
+        auto room = buffer.prepare(16 * 1024);
+        auto [iec, in] = co_await stream.async_read_some(room, kAwait);
+        idle = false;
+        if (iec) co_return;  // EOF, reset or the idle timeout: just close
+        buffer.commit(in);
+      }
+      lowest.expires_after(options.requestTimeout);
+    }
     first = false;
+    http::request_parser<http::empty_body> parser;
+    parser.header_limit(64 * 1024);
+    parser.body_limit(boost::none);  // checked here, against maxRequestBody, as bytes arrive
     auto [hec, hn] = co_await http::async_read_header(stream, buffer, parser, kAwait);
     (void)hn;
-    idle = false;
     if (hec) {
-      // EOF, reset or timeout between requests: just close. A malformed request gets a 400.
+      // EOF, reset or timeout: just close. A malformed request gets a 400.
       if (hec.category() == http::make_error_code(http::error::bad_target).category() &&
           hec != http::error::end_of_stream && hec != http::error::partial_message) {
         auto res = options.errorResponse(400, "malformed HTTP request: " + hec.message());
@@ -256,14 +266,13 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
       }
       co_return;
     }
-    const auto& header = parser.get();
+    const bool continueExpected = beast::iequals(parser.get()[http::field::expect], "100-continue");
     if (auto length = parser.content_length(); length && *length > options.maxRequestBody) {
       // Read (and drop) a body of reasonable size first: a client still writing it would see a
       // reset instead of the 413.
-      if (*length <= kMaxDrainedBody && header[http::field::expect].empty()) {
+      if (*length <= kMaxDrainedBody && !continueExpected) {
         http::request_parser<http::buffer_body> drain(std::move(parser));
         std::array<char, 16 * 1024> scratch;
-        lowest.expires_after(options.requestTimeout);
         while (!drain.is_done()) {
           drain.get().body().data = scratch.data();
           drain.get().body().size = scratch.size();
@@ -279,57 +288,68 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
       co_await exchange.respond(std::move(errorReply));
       co_return;
     }
-    if (beast::iequals(header[http::field::expect], "100-continue")) {
+    if (continueExpected) {
       http::response<http::empty_body> cont{http::status::continue_, 11};
-      lowest.expires_after(options.writeTimeout);
       auto [cec, cn] = co_await http::async_write(stream, cont, kAwait);
       (void)cn;
       if (cec) co_return;
     }
-    // Room for the body in the server-wide budget (a chunked body may need the whole limit).
-    const size_t reserved = parser.content_length() ? static_cast<size_t>(*parser.content_length())
-                                                    : options.maxRequestBody;
+    // The body is read in pieces, each reserved in the server-wide budget as it arrives: a
+    // declared Content-Length reserves nothing until its bytes come (docs/security.md, M2).
     struct Reservation {
       std::atomic<size_t>& total;
       size_t bytes = 0;
       ~Reservation() { total.fetch_sub(bytes); }
+      bool grow(size_t more, size_t limit) {
+        if (!limit) return true;
+        size_t now = total.load();
+        do {
+          if (now + more > limit) return false;
+        } while (!total.compare_exchange_weak(now, now + more));
+        bytes += more;
+        return true;
+      }
     } reservation{bufferedBodies};
-    if (options.maxBufferedBodies) {
-      size_t now = bufferedBodies.load();
-      do {
-        if (now + reserved > options.maxBufferedBodies) break;
-      } while (!bufferedBodies.compare_exchange_weak(now, now + reserved));
-      if (now + reserved > options.maxBufferedBodies) {
-        Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
-        auto errorReply = options.errorResponse(
-            503, "the server is reading too many request bodies at once; retry");
-        co_await exchange.respond(std::move(errorReply));
-        co_return;
+    http::request_parser<http::buffer_body> body(std::move(parser));
+    std::string received;
+    std::array<char, 64 * 1024> scratch;
+    int refusal = 0;  // 413 or 503 once the body cannot be held
+    while (!body.is_done()) {
+      body.get().body().data = scratch.data();
+      body.get().body().size = scratch.size();
+      auto [bec, bn] = co_await http::async_read_some(stream, buffer, body, kAwait);
+      (void)bn;
+      if (bec && bec != http::error::need_buffer) co_return;
+      const size_t got = scratch.size() - body.get().body().size;
+      if (received.size() + got > options.maxRequestBody) {  // chunked bodies declare no length
+        refusal = 413;
+        break;
       }
-      reservation.bytes = reserved;
+      if (!reservation.grow(got, options.maxBufferedBodies)) {
+        refusal = 503;
+        break;
+      }
+      received.append(scratch.data(), got);
     }
-    parser.body_limit(options.maxRequestBody);  // chunked bodies have no Content-Length
-    if (!firstRequest) lowest.expires_after(options.requestTimeout);
-    auto [bec, bn] = co_await http::async_read(stream, buffer, parser, kAwait);
-    (void)bn;
-    if (bec) {
-      if (bec == http::error::body_limit) {
-        Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
-        auto errorReply =
-            options.errorResponse(413, "the request body exceeds the limit of " +
-                                           std::to_string(options.maxRequestBody) + " bytes");
-        co_await exchange.respond(std::move(errorReply));
-      }
+    if (refusal) {
+      Exchange<Stream> exchange(stream, lowest, options, {}, false, commonName);
+      auto errorReply =
+          refusal == 413
+              ? options.errorResponse(413, "the request body exceeds the limit of " +
+                                               std::to_string(options.maxRequestBody) + " bytes")
+              : options.errorResponse(
+                    503, "the server is reading too many request bodies at once; retry");
+      co_await exchange.respond(std::move(errorReply));
       co_return;
     }
     lowest.expires_never();
-    auto message = parser.release();
+    const auto& message = body.get();
     HttpRequest request;
     request.method = std::string(message.method_string());
     request.target = std::string(message.target());
     for (const auto& field : message)
       request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-    request.body = std::move(message.body());
+    request.body = std::move(received);
     Exchange<Stream> exchange(stream, lowest, options, std::move(request), message.keep_alive(),
                               commonName);
     std::string failure;
@@ -484,6 +504,8 @@ void HttpServer::stop() {
 }
 
 uint64_t HttpServer::acceptFailures() const { return impl_->acceptFailures.load(); }
+
+size_t HttpServer::bufferedBodyBytes() const { return impl_->bufferedBodies.load(); }
 
 size_t HttpServer::openConnections() const {
   std::lock_guard lock(impl_->mutex);

@@ -33,13 +33,14 @@ struct HttpServerOptions {
   // listen backlog until one closes, so a flood cannot exhaust memory or file descriptors.
   size_t maxConnections = 0;
   size_t maxRequestBody = size_t{3} << 20;  // kube-apiserver's default is 3 MiB
-  // Request bodies held in memory at once, over all connections (0: no limit). A request whose
-  // body does not fit gets 503 and the connection closes: many connections cannot each buffer
-  // maxRequestBody.
+  // Request body bytes held in memory at once, over all connections (0: no limit). Bytes are
+  // counted as they arrive, not as declared; a request whose body does not fit gets 503 and the
+  // connection closes: many connections cannot each buffer maxRequestBody.
   size_t maxBufferedBodies = 0;
-  // To receive one whole request. A connection's first request shares one deadline with the
-  // TLS handshake (a client trickling bytes holds its slot for this long at most); a kept-alive
-  // connection waits up to idleTimeout for the next request's header, then this for its body.
+  // To receive one whole request (header, 100-continue and body). A connection's first request
+  // shares one deadline with the TLS handshake (a client trickling bytes holds its slot for this
+  // long at most); a kept-alive connection waits up to idleTimeout for the next request's first
+  // byte, and this deadline starts there.
   std::chrono::milliseconds requestTimeout{60'000};
   std::chrono::milliseconds idleTimeout{120'000};  // between requests on a kept-alive connection
   std::chrono::milliseconds writeTimeout{30'000};  // per response write or stream chunk
@@ -89,6 +90,8 @@ class HttpServer {
   size_t openConnections() const;
   // Accepts that failed (out of file descriptors, say); each is followed by a 100 ms pause.
   uint64_t acceptFailures() const;
+  // Request body bytes now held, counted against maxBufferedBodies.
+  size_t bufferedBodyBytes() const;
 
   struct Impl;  // implementation detail
 

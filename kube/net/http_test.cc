@@ -204,33 +204,78 @@ int connectTo(uint16_t port) {
   return fd;
 }
 
-// docs/security.md M2: bodies held at once are bounded over all connections.
+// docs/security.md M2: bodies held at once are bounded over all connections, counted as their
+// bytes arrive: a declared Content-Length alone reserves nothing.
 TEST_F(Fixture, BodiesBeyondTheServerWideBudgetAre503) {
   HttpServerOptions options;
   options.maxRequestBody = 1000;
   options.maxBufferedBodies = 1500;
   auto server = startServer(options);
-  // A client announces 1000 bytes and sends none: its reservation holds until it goes.
+  auto c = client(server->url());
+  // Silent declarations hold no budget.
+  std::vector<int> silent;
+  const std::string header = "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 1000\r\n\r\n";
+  for (int i = 0; i < 4; ++i) {
+    silent.push_back(connectTo(server->port()));
+    ASSERT_GE(silent.back(), 0);
+    ASSERT_EQ(::write(silent.back(), header.data(), header.size()),
+              static_cast<ssize_t>(header.size()));
+  }
+  auto fits = io.run(c->request({"POST", "/y", {}, std::string(1000, 'y')}, 5s));
+  ASSERT_TRUE(fits) << fits.error().message;
+  EXPECT_EQ(fits->status, 200);
+  EXPECT_TRUE(eventually([&] { return server->bufferedBodyBytes() == 0; }));
+  // A client that sent 900 of its 1000 bytes holds 900.
   const int holder = connectTo(server->port());
   ASSERT_GE(holder, 0);
-  const std::string header = "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 1000\r\n\r\n";
-  ASSERT_EQ(::write(holder, header.data(), header.size()), static_cast<ssize_t>(header.size()));
-  auto c = client(server->url());
-  // Until the holder's header is read, a request may still fit; then 600 more do not.
-  const bool refused = eventually([&] {
-    auto r = io.run(c->request({"POST", "/y", {}, std::string(600, 'y')}, 5s));
-    return r && r->status == 503;
-  });
-  EXPECT_TRUE(refused);
+  const std::string partial = header + std::string(900, 'h');
+  ASSERT_EQ(::write(holder, partial.data(), partial.size()), static_cast<ssize_t>(partial.size()));
+  // Once the holder's bytes are read, 700 more do not fit.
+  ASSERT_TRUE(eventually([&] { return server->bufferedBodyBytes() == 900; }));
+  auto refused = io.run(c->request({"POST", "/y", {}, std::string(700, 'y')}, 5s));
+  ASSERT_TRUE(refused) << refused.error().message;
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_NE(refused->body.find("too many request bodies"), std::string::npos);
   auto small = io.run(c->request({"POST", "/z", {}, std::string(400, 'z')}, 5s));
   ASSERT_TRUE(small) << small.error().message;
-  EXPECT_EQ(small->status, 200);  // 1000 + 400 fit
+  EXPECT_EQ(small->status, 200);  // 900 + 400 fit
   ::close(holder);
   // The holder gone, its bytes are free again.
   EXPECT_TRUE(eventually([&] {
-    auto r = io.run(c->request({"POST", "/y", {}, std::string(600, 'y')}, 5s));
+    auto r = io.run(c->request({"POST", "/y", {}, std::string(700, 'y')}, 5s));
     return r && r->status == 200;
   }));
+  for (int fd : silent) ::close(fd);
+}
+
+// docs/security.md M2: on a kept-alive connection, the request deadline starts at the next
+// request's first byte: one pipelined byte holds the connection for requestTimeout, not for the
+// idle timeout.
+TEST_F(Fixture, APipelinedByteGetsTheRequestDeadlineNotTheIdleOne) {
+  HttpServerOptions options;
+  options.requestTimeout = 300ms;
+  options.idleTimeout = 60s;
+  auto server = startServer(options);
+  const int fd = connectTo(server->port());
+  ASSERT_GE(fd, 0);
+  const std::string request = "GET /a HTTP/1.1\r\nHost: h\r\n\r\nG";
+  ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(request.size()));
+  timeval bound{10, 0};  // a server that never closes fails the test instead of hanging it
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
+  const auto started = std::chrono::steady_clock::now();
+  std::string answer;
+  char scratch[512];
+  for (;;) {  // the first answer, then the close
+    const ssize_t n = ::recv(fd, scratch, sizeof(scratch), 0);
+    if (n <= 0) break;
+    answer.append(scratch, static_cast<size_t>(n));
+    if (std::chrono::steady_clock::now() - started > 10s) break;
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  ::close(fd);
+  EXPECT_NE(answer.find("200"), std::string::npos) << answer;
+  EXPECT_LT(elapsed, 5s);  // the idle timeout would have been 60 s
 }
 
 // docs/security.md M2: a connection's first request shares one deadline for header and body: a
