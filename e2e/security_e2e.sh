@@ -223,6 +223,27 @@ expect_eq "M2: under 5 s (the old limits: no answer within 120 s)" "$(( took < 5
 kill "$SLOW" 2>/dev/null
 
 # ---------------------------------------------------------------------------------------------
+# M3: a thousand slow clients on the health port; the operator keeps renewing its Lease (the
+# health server has its own thread and a 32-connection cap) and answers /readyz afterwards.
+# ---------------------------------------------------------------------------------------------
+lease_renewed() { kubectl get lease flotilla-operator -n flotilla-system -o jsonpath='{.spec.renewTime}' 2>/dev/null; }
+lease_holder() { kubectl get lease flotilla-operator -n flotilla-system -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
+holder_before=$(lease_holder)
+python3 "$ROOT/e2e/slow_clients.py" "$(operator_port sec)" 1000 15 >"$WORK/slow-health.out" 2>&1 &
+SLOW=$!
+TRAPS+=($SLOW)
+eventually 20 grep -q '^1000$' "$WORK/slow-health.out" || e2e_fail "M3: the slow clients did not connect: $(cat "$WORK/slow-health.out")"
+renewed_during=$(lease_renewed)
+renewed_again() { [[ -n $renewed_during && $(lease_renewed) != "$renewed_during" ]]; }
+eventually 10 renewed_again
+expect_eq "M3: the Lease is renewed while 1000 slow clients hold the health port" "$(renewed_again && echo yes)" "yes"
+expect_eq "M3: and the same operator still holds it" "$(lease_holder)" "$holder_before"
+kill "$SLOW" 2>/dev/null
+readyz() { curl -skf --max-time 2 "https://127.0.0.1:$(operator_port sec)/readyz"; }
+eventually 30 readyz >/dev/null
+expect_eq "M3: /readyz answers once they are gone" "$(readyz)" "ok"
+
+# ---------------------------------------------------------------------------------------------
 # H2: another team's ClusterPropagationPolicy, asked for by label.
 # ---------------------------------------------------------------------------------------------
 kubectl apply -f - >/dev/null <<YAML

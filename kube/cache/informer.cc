@@ -218,32 +218,36 @@ asio::awaitable<void> run(StatePtr s) {
   milliseconds backoff = s->options.initialBackoff;
   std::string resourceVersion;
   bool needList = true;
+  auto listed = std::chrono::steady_clock::now();
   while (!s->stopping) {
     if (needList) {
-      auto listed = co_await relist(s);
-      if (!listed) {
-        s->fail(listed.error(), "list");
+      auto list = co_await relist(s);
+      if (!list) {
+        s->fail(list.error(), "list");
         const std::chrono::nanoseconds wait = backoff;
         co_await backoffSleep(s, wait);
         backoff = nextBackoff(backoff, s->options);
         continue;
       }
-      resourceVersion = std::move(*listed);
+      resourceVersion = std::move(*list);
       needList = false;
+      listed = std::chrono::steady_clock::now();
     }
-    const auto watchStarted = std::chrono::steady_clock::now();
     const WatchEnd end = co_await watchOnce(s, resourceVersion, rng);
     if (end == WatchEnd::kRelist) {
       ++s->stats.relistsAfterGone;
       needList = true;
-      // A watch sent back to list within a second of starting means a server that keeps doing
-      // so: relisting at once would have the client decode its whole list in a loop, starving
-      // everything else on the thread (docs/security.md, M4). That backs off as failures do; a
-      // 410 after a watch that ran a while (etcd compaction) relists at once, as before.
-      if (std::chrono::steady_clock::now() - watchStarted < std::chrono::seconds(1)) {
+      // A watch sent back to list soon after the last list means a server that keeps doing so:
+      // relisting at once would have the client decode its whole list in a loop, starving
+      // everything else on the thread (docs/security.md, M4). That backs off as failures do,
+      // whether the 410 comes at once or a little later; a 410 after a quiet while (etcd
+      // compaction) relists at once.
+      if (std::chrono::steady_clock::now() - listed < s->options.quietRelist) {
         const std::chrono::nanoseconds wait = backoff;
         co_await backoffSleep(s, wait);
         backoff = nextBackoff(backoff, s->options);
+      } else {
+        backoff = s->options.initialBackoff;
       }
       continue;
     }

@@ -41,6 +41,10 @@ struct InformerOptions {
   std::chrono::milliseconds idleTimeout{120'000};  // no event or bookmark for this long: reconnect
   std::chrono::milliseconds initialBackoff{200};   // after a failed list/watch, doubling
   std::chrono::milliseconds maxBackoff{30'000};
+  // A watch sent back to list (410 Gone) this long after the last list relists at once; sooner,
+  // it backs off as failures do (a server that keeps doing so; docs/security.md, M4). etcd
+  // compacts every 5 minutes, so a healthy server's 410s are further apart than this.
+  std::chrono::milliseconds quietRelist{60'000};
   int64_t pageSize = 500;
   // More objects than this is a failure (the list errs, a watch that grows past it relists,
   // backing off): bounds the memory one source can take; 0: no limit.

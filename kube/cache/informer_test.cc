@@ -63,6 +63,8 @@ class TruthServer {
     return out;
   }
 
+  std::atomic<bool> cutStreams{true};  // some watch streams end mid-event (a failure)
+
   testing::Reply answer(const net::HttpRequest& r) {
     std::lock_guard lock(mutex_);
     const std::string query(r.query());
@@ -88,7 +90,8 @@ class TruthServer {
     }
     bytes += R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","metadata":{"resourceVersion":")" +
              std::to_string(rv_) + "\"}}}\n";
-    if (rng_() % 4 == 0 && bytes.size() > 10) bytes.resize(bytes.size() - 5);  // cut mid-event
+    if (cutStreams && rng_() % 4 == 0 && bytes.size() > 10)
+      bytes.resize(bytes.size() - 5);  // cut mid-event
     std::vector<std::string> chunks;
     for (size_t i = 0; i < bytes.size();) {
       const size_t n = 1 + rng_() % 90;
@@ -223,6 +226,40 @@ TEST_P(InformerTruth, HandlersMatchTheServerAcrossDropsAndRelists) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, InformerTruth, ::testing::Values(1u, 7u, 42u));
+
+// docs/security.md M4: a 410 that comes soon after the last list backs off; after a quiet while
+// (quietRelist) a 410 relists at once, as after an etcd compaction.
+TEST(Informer, GoneSoonAfterAListBacksOffAndAfterAQuietWhileDoesNot) {
+  for (const bool quiet : {false, true}) {
+    Served served(5);
+    auto [io, truth, delayer, client] = served.parts();
+    truth.cutStreams = false;  // every wait is then a 410's
+    truth.put("cm-0", "v0");
+    InformerOptions options;
+    options.delayer = delayer;
+    if (quiet) options.quietRelist = std::chrono::milliseconds(0);
+    SharedInformer informer(*client, kConfigMaps, options);
+    HandlerView view;
+    informer.addHandler(view.handler());
+    informer.start(io.io().get_executor());
+    ASSERT_TRUE(eventually([&] { return informer.hasSynced(); }));
+    for (int round = 1; round <= 3; ++round) {
+      truth.put("cm-" + std::to_string(round), "v");
+      truth.compact(false);
+      truth.put("after-" + std::to_string(round), "v");
+      ASSERT_TRUE(eventually([&] { return view.snapshot() == truth.truth(); })) << round;
+      ASSERT_TRUE(eventually([&] { return informer.stats().relistsAfterGone >= uint64_t(round); }));
+    }
+    informer.stop();
+    std::chrono::nanoseconds waited{0};
+    for (auto wait : delayer->waits()) waited += wait;
+    if (quiet) {
+      EXPECT_EQ(waited.count(), 0) << "a 410 after a quiet while relists at once";
+    } else {  // each 410 waits (this server ends every watch, which resets the doubling)
+      EXPECT_GE(waited, 3 * options.initialBackoff);
+    }
+  }
+}
 
 // A handler that throws is a bug, but it must not end the informer: the other handlers and the
 // cache keep following the server.
