@@ -10,6 +10,7 @@
 #include "api/yaml.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "interpreter/pod_requests.h"
 #include "scheduler/extender/http_extender_client.h"
 #include "scheduler/schedule_type.h"
 
@@ -89,21 +90,6 @@ std::string collect(const json::value& v, Inputs& in) {
   return "";  // Secrets, Namespaces: ignored
 }
 
-// Per-replica requests: sum over containers, at least the largest init container (as the
-// Kubernetes scheduler computes a pod's effective request).
-api::ResourceList perReplicaRequest(const api::PodSpec& pod) {
-  api::ResourceList total;
-  for (const auto& c : pod.containers) {
-    for (const auto& [name, q] : c.resources.requests) total[name] += q;
-  }
-  for (const auto& c : pod.initContainers) {
-    for (const auto& [name, q] : c.resources.requests) {
-      if (!total.count(name) || total[name] < q) total[name] = q;
-    }
-  }
-  return total;
-}
-
 // The binding the binding controller would write for this workload and policy.
 api::ResourceBinding bindingFor(const Inputs& in) {
   api::ResourceBinding rb = in.binding.value_or(api::ResourceBinding{});
@@ -114,8 +100,8 @@ api::ResourceBinding bindingFor(const Inputs& in) {
   rb.spec.resource = {"flotilla.io/v1alpha1", "FederatedDeployment", ns, w.metadata.name,
                       w.metadata.uid};
   rb.spec.replicas = w.spec.template_.spec.replicas.value_or(1);
-  rb.spec.replicaRequirements.resourceRequest =
-      perReplicaRequest(w.spec.template_.spec.template_.spec);
+  // What the binding controller computes (pod overhead, nodeSelector and tolerations included).
+  rb.spec.replicaRequirements = interpreter::replicaRequirements(w.spec.template_.spec.template_);
   rb.spec.placement = in.policy->spec.placement;
   rb.spec.priority = in.policy->spec.priority;
   rb.spec.policy = {in.policyKind, in.policy->metadata.name, in.policy->metadata.namespace_,

@@ -40,6 +40,28 @@ TEST(ScheduleCommandTest, DemoScenarioAsJson) {
   EXPECT_EQ(report.at("clusters").at(0).at("scores").as_object().size(), 6u);
 }
 
+// The same arithmetic as the operator's binding controller (one implementation): the pod's
+// overhead counts, and so would the largest init container.
+TEST(ScheduleCommandTest, ReplicaRequestsIncludeThePodsOverhead) {
+  const std::string deployment = R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: demo, labels: {app: web, flotilla.io/propagation-policy: demo-spread}}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      overhead: {cpu: 100m}
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m, memory: 256Mi}}}]
+)";
+  Output o = schedule({"-f", kPolicy, "-f", "-", "-f", kFleet, "-o", "json"}, deployment);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string workload(json::parse(o.out).at("workload").as_string());
+  EXPECT_NE(workload.find("requests cpu=600m memory=256Mi"), std::string::npos) << workload;
+}
+
 TEST(ScheduleCommandTest, TableShowsVerdictsAndUnschedulableExitsThree) {
   // Only one region left: the policy's spread over 2 regions cannot be met.
   const std::string fleetOneRegion = R"(

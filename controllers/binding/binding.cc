@@ -3,7 +3,7 @@
 #include "api/conditions.h"
 #include "api/json_codec.h"
 #include "api/validation.h"
-#include "controllers/common/pod_requests.h"
+#include "interpreter/pod_requests.h"
 
 namespace flotilla::controllers::binding {
 namespace {
@@ -66,12 +66,6 @@ boost::json::value statusPart(const api::ResourceBinding& rb) {
 
 }  // namespace
 
-api::ReplicaRequirements replicaRequirements(const api::PodTemplateSpec& pod) {
-  return {.resourceRequest = podRequests(pod.spec),
-          .nodeSelector = pod.spec.nodeSelector,
-          .tolerations = pod.spec.tolerations};
-}
-
 policy::Workload workloadOf(const api::FederatedDeployment& fd) {
   return {.apiVersion = "apps/v1",
           .kind = "Deployment",
@@ -128,7 +122,7 @@ BindingDecision decideBinding(const api::FederatedDeployment& fd,
                            .name = fd.metadata.name,
                            .uid = fd.metadata.uid};
   desired.spec.replicas = workload.replicas.value_or(1);
-  desired.spec.replicaRequirements = replicaRequirements(workload.template_);
+  desired.spec.replicaRequirements = interpreter::replicaRequirements(workload.template_);
 
   const int64_t observedGeneration = existing ? existing->metadata.generation : 0;
   if (resolution.policy) {

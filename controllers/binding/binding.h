@@ -17,9 +17,6 @@ inline constexpr const char* kReasonPolicyFound = "PolicyFound";
 inline constexpr const char* kReasonPolicyNotFound = "PolicyNotFound";
 inline constexpr const char* kReasonBindingConflict = "BindingConflict";
 
-// What one replica needs: resourceRequest = podRequests(pod.spec), nodeSelector, tolerations.
-api::ReplicaRequirements replicaRequirements(const api::PodTemplateSpec& pod);
-
 // apps/v1 Deployment (a FederatedDeployment is governed as the Deployment it represents),
 // namespace, name and metadata.labels.
 policy::Workload workloadOf(const api::FederatedDeployment& fd);

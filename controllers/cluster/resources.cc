@@ -2,11 +2,13 @@
 
 #include <boost/json.hpp>
 
-#include "controllers/common/pod_requests.h"
+#include "interpreter/pod_requests.h"
 #include "controllers/common/typed.h"
 
 namespace flotilla::controllers::cluster {
 namespace json = boost::json;
+using interpreter::addResources;
+using interpreter::podRequests;
 namespace {
 
 bool nodeReady(const api::Node& node) {

@@ -1,8 +1,8 @@
-#include "controllers/common/pod_requests.h"
+#include "interpreter/pod_requests.h"
 
 #include "api/json_codec.h"
 
-namespace flotilla::controllers {
+namespace flotilla::interpreter {
 
 void addResources(api::ResourceList& a, const api::ResourceList& b) {
   for (const auto& [name, q] : b) a[name] += q;
@@ -29,4 +29,10 @@ api::ResourceList podRequests(const api::PodSpec& spec) {
   return sum;
 }
 
-}  // namespace flotilla::controllers
+api::ReplicaRequirements replicaRequirements(const api::PodTemplateSpec& pod) {
+  return {.resourceRequest = podRequests(pod.spec),
+          .nodeSelector = pod.spec.nodeSelector,
+          .tolerations = pod.spec.tolerations};
+}
+
+}  // namespace flotilla::interpreter

@@ -1,8 +1,8 @@
-#include "controllers/common/pod_requests.h"
+#include "interpreter/pod_requests.h"
 
 #include <gtest/gtest.h>
 
-namespace flotilla::controllers {
+namespace flotilla::interpreter {
 namespace {
 
 api::Quantity q(const char* text) {
@@ -77,4 +77,4 @@ TEST(PodRequestsTest, AddResources) {
 }
 
 }  // namespace
-}  // namespace flotilla::controllers
+}  // namespace flotilla::interpreter

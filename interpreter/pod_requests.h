@@ -5,12 +5,17 @@
 #pragma once
 
 #include "api/core_types.h"
+#include "api/flotilla_types.h"
 
-namespace flotilla::controllers {
+namespace flotilla::interpreter {
 
 api::ResourceList podRequests(const api::PodSpec& spec);
 
 // a += b, per resource.
 void addResources(api::ResourceList& a, const api::ResourceList& b);
 
-}  // namespace flotilla::controllers
+// What one replica of a pod template needs: resourceRequest = podRequests(pod.spec), its
+// nodeSelector and tolerations (ResourceBinding.spec.replicaRequirements).
+api::ReplicaRequirements replicaRequirements(const api::PodTemplateSpec& pod);
+
+}  // namespace flotilla::interpreter

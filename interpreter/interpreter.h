@@ -1,0 +1,121 @@
+// Everything Flotilla knows about one kind, as pure functions on the object's JSON (docs/design.md
+// §3.8, "Interpreters"). The pipeline (federate, binding, scheduler, sync, status) is the same for
+// every kind; where a kind differs, it asks the kind's entry here and never tests the kind itself.
+//
+// An entry answers:
+//   replicas / requirements  what the object asks of the scheduler (none: Duplicated whatever the
+//                            policy says);
+//   reviseReplicas           what one cluster receives when the replicas are divided;
+//   prune                    server-set fields never sent to a member (Service clusterIP, allocated
+//                            nodePorts, PVC volumeName, ...), applied to the template once, on the
+//                            host, where the source's managedFields still tell who wrote what;
+//   retain                   fields of the live member object Flotilla keeps instead of fighting;
+//   health                   what one member's object says about itself;
+//   aggregateStatus          what the host's source object shows, from the members' objects.
+// A kind without an entry propagates as a whole object, Duplicated; it is healthy when it exists.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/flotilla_types.h"
+
+namespace flotilla::interpreter {
+
+enum class Health { kHealthy, kProgressing, kUnhealthy, kUnknown };
+std::string_view toString(Health health);  // "Healthy", "Progressing", ...
+
+struct HealthReport {
+  Health health = Health::kUnknown;
+  std::string message;  // why, when not Healthy ("2 of 3 replicas available")
+  bool operator==(const HealthReport&) const = default;
+};
+
+// One member's object of a federated object (for aggregateStatus).
+struct MemberObject {
+  std::string cluster;
+  const boost::json::object* object = nullptr;  // null: not on that cluster (yet)
+};
+
+// One kind's behaviour. Unset functions mean "nothing kind-specific": no replicas, nothing pruned
+// or retained beyond what every kind gets, healthy when it exists, no status to aggregate.
+struct KindEntry {
+  std::string group;  // "" for the core group
+  std::string kind;
+  std::function<std::optional<int32_t>(const boost::json::object&)> replicas;
+  std::function<api::ReplicaRequirements(const boost::json::object&)> requirements;
+  std::function<void(boost::json::object&, int32_t)> reviseReplicas;
+  std::function<void(boost::json::object&)> prune;
+  std::function<void(boost::json::object& desired, const boost::json::object& live)> retain;
+  std::function<HealthReport(const boost::json::object&)> health;
+  // The status the host's source object should show (its whole `status`), or nullopt when the
+  // kind has none. `source` is the host object as it is now.
+  std::function<std::optional<boost::json::object>(const boost::json::object& source,
+                                                   const std::vector<MemberObject>& members)>
+      aggregateStatus;
+};
+
+// A kind's entry, with the behaviour every kind shares around it.
+class Interpreter {
+ public:
+  explicit Interpreter(const KindEntry& entry) : entry_(entry) {}
+
+  const std::string& group() const { return entry_.group; }
+  const std::string& kind() const { return entry_.kind; }
+  // Whether the kind has replicas to divide; a kind without them is Duplicated.
+  bool divisible() const { return static_cast<bool>(entry_.replicas); }
+  std::optional<int32_t> replicas(const boost::json::object& object) const;
+  // What one replica needs (empty when the kind has no replicas).
+  api::ReplicaRequirements requirements(const boost::json::object& object) const;
+  // `object` with `replicas` for one cluster; unchanged for a kind without replicas.
+  void reviseReplicas(boost::json::object& object, int32_t replicas) const;
+  // The template a member receives, from the host's source object: the kind's server-set fields
+  // removed, then what no kind sends: status, and metadata other than name, namespace, labels and
+  // annotations (uid, resourceVersion, generation, managedFields, ownerReferences, finalizers,
+  // timestamps, kubectl's last-applied-configuration).
+  boost::json::object memberTemplate(const boost::json::object& source) const;
+  // `desired` with the fields of `live` the kind leaves to the member.
+  void retain(boost::json::object& desired, const boost::json::object& live) const;
+  // Health of one member's object; null: not there (Unknown).
+  HealthReport health(const boost::json::object* member) const;
+  std::optional<boost::json::object> aggregateStatus(const boost::json::object& source,
+                                                     const std::vector<MemberObject>& members) const;
+
+ private:
+  const KindEntry& entry_;
+};
+
+// Why objects of this kind (or this object) are never propagated (docs/operator.md: Flotilla's own
+// kinds, Events, Leases, Endpoints and EndpointSlices, Nodes, ServiceAccount token Secrets), or
+// nullopt when they may be. Reserved namespaces are the policy resolver's (policy::Reserved...).
+std::optional<std::string> neverPropagated(std::string_view apiVersion, std::string_view kind,
+                                           const boost::json::object* object = nullptr);
+
+// The entries by group and kind. Lookups of kinds without an entry get the generic one.
+class Registry {
+ public:
+  // Every built-in entry (interpreter/kinds_*.cc).
+  static const Registry& builtIn();
+
+  void add(KindEntry entry);
+  Interpreter of(std::string_view apiVersion, std::string_view kind) const;
+  bool has(std::string_view group, std::string_view kind) const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, KindEntry, std::less<>> entries_;
+  KindEntry generic_;
+};
+
+// The built-in entries, by family (one file each).
+void addWorkloadKinds(Registry& registry);   // Deployment
+void addCoreKinds(Registry& registry);       // ConfigMap, Secret, ServiceAccount, PVC, Namespace
+void addServiceKinds(Registry& registry);    // Service
+void addRbacKinds(Registry& registry);       // Role, RoleBinding, ClusterRole, ClusterRoleBinding
+void addExtensionKinds(Registry& registry);  // CustomResourceDefinition
+
+}  // namespace flotilla::interpreter

@@ -1,0 +1,89 @@
+// Workload kinds: the Deployment (docs/design.md §3.8). StatefulSet, Job, CronJob and DaemonSet
+// come with their own semantics later (docs/operator.md, "Kinds").
+#include <boost/json/value.hpp>
+#include <string>
+
+#include "api/json_codec.h"
+#include "api/unstructured.h"
+#include "interpreter/interpreter.h"
+#include "interpreter/pod_requests.h"
+
+namespace flotilla::interpreter {
+namespace json = boost::json;
+namespace u = api::unstructured;
+
+namespace {
+
+int64_t count(const json::object& o, std::initializer_list<std::string_view> path) {
+  return u::intAt(o, path).value_or(0);
+}
+
+// A pod template's per-replica requirements; a template that does not decode asks for nothing
+// (admission validates templates, so this is a Deployment written around it).
+api::ReplicaRequirements templateRequirements(const json::object& object) {
+  const json::object* pod = u::findObject(object, {"spec", "template"});
+  if (pod == nullptr) return {};
+  api::PodTemplateSpec spec;
+  if (!api::decodeInto(*pod, spec).empty()) return {};
+  return replicaRequirements(spec);
+}
+
+std::string of(int64_t n, int64_t total, std::string_view what) {
+  return std::to_string(n) + " of " + std::to_string(total) + " replicas " + std::string(what);
+}
+
+// A member Deployment as `kubectl rollout status` reads it.
+HealthReport deploymentHealth(const json::object& d) {
+  const int64_t generation = count(d, {"metadata", "generation"});
+  const int64_t observed = count(d, {"status", "observedGeneration"});
+  if (observed < generation)
+    return {Health::kProgressing,
+            "the member's deployment controller has not observed generation " +
+                std::to_string(generation) + " yet"};
+  if (const json::object* progressing = u::condition(d, "Progressing");
+      progressing && u::stringAt(*progressing, {"reason"}) == "ProgressDeadlineExceeded")
+    return {Health::kUnhealthy, u::stringAt(*progressing, {"message"}, "progress deadline exceeded")};
+  const int64_t wanted = u::intAt(d, {"spec", "replicas"}).value_or(1);
+  const int64_t updated = count(d, {"status", "updatedReplicas"});
+  const int64_t total = count(d, {"status", "replicas"});
+  const int64_t available = count(d, {"status", "availableReplicas"});
+  if (updated < wanted) return {Health::kProgressing, of(updated, wanted, "updated")};
+  if (total > updated) return {Health::kProgressing, of(total - updated, total, "still old")};
+  if (available < wanted) return {Health::kProgressing, of(available, wanted, "available")};
+  return {Health::kHealthy, ""};
+}
+
+// Sums of the members' replica counts (the status controller's aggregation also sets
+// observedGeneration and conditions; docs/design.md §5.6).
+std::optional<json::object> deploymentStatus(const json::object&,
+                                             const std::vector<MemberObject>& members) {
+  json::object status;
+  for (const char* field :
+       {"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"}) {
+    int64_t sum = 0;
+    for (const auto& m : members)
+      if (m.object) sum += count(*m.object, {"status", field});
+    if (sum != 0) status[field] = sum;
+  }
+  return status;
+}
+
+}  // namespace
+
+void addWorkloadKinds(Registry& registry) {
+  registry.add(KindEntry{
+      .group = "apps",
+      .kind = "Deployment",
+      .replicas = [](const json::object& o) -> std::optional<int32_t> {
+        return static_cast<int32_t>(u::intAt(o, {"spec", "replicas"}).value_or(1));
+      },
+      .requirements = templateRequirements,
+      .reviseReplicas = [](json::object& o, int32_t n) { u::ensureObject(o, {"spec"})["replicas"] = n; },
+      .prune = {},
+      .retain = {},
+      .health = deploymentHealth,
+      .aggregateStatus = deploymentStatus,
+  });
+}
+
+}  // namespace flotilla::interpreter
