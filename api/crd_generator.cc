@@ -110,6 +110,11 @@ std::map<std::string, Hint> hints() {
   h["spec.overrides[].patches[].op"] = {values(enums::kJsonPatchOp), {}, nullptr, true, ""};
   h["spec.overrides[].patches[].path"].required = true;
   enumOf("status.clusters[].propagation", values(enums::kPropagation));
+  // FederatedObject / ClusterFederatedObject
+  h["spec.template"] = {{}, {}, nullptr, true,
+                        "The source object as members receive it: apiVersion, kind, metadata "
+                        "(name, namespace, labels, annotations) and the rest, without status."};
+  enumOf("status.clusters[].health", values(enums::kHealth));
 
   // ResourceBinding
   h["spec.resource"].required = true;
@@ -360,19 +365,36 @@ std::vector<GeneratedCrd> generateCrds() {
            column("Clusters", "string", ".status.clusterNames", "The clusters it is scheduled to"),
            ageColumn()}},
       used));
-  out.push_back(generate<ResourceBinding>(
-      {"ResourceBinding",
-       "resourcebindings",
-       "resourcebinding",
-       {"rb"},
-       true,
-       json::array{
-           column("Scheduled", "string", R"(.status.conditions[?(@.type=="Scheduled")].status)"),
-           column("FullyApplied", "string",
-                  R"(.status.conditions[?(@.type=="FullyApplied")].status)"),
-           column("Replicas", "integer", ".spec.replicas"),
-           column("Placement", "string", ".status.placementSummary"), ageColumn()}},
+  const json::array objectColumns{
+      column("Kind", "string", ".spec.template.kind"),
+      column("Healthy", "string", ".status.healthy", "Healthy clusters / targeted clusters"),
+      column("Clusters", "string", ".status.clusterNames", "The clusters it is placed on"),
+      ageColumn()};
+  out.push_back(generate<FederatedObject>(
+      {"FederatedObject", "federatedobjects", "federatedobject", {"fo"}, true, objectColumns},
       used));
+  out.push_back(generate<ClusterFederatedObject>({"ClusterFederatedObject",
+                                                  "clusterfederatedobjects",
+                                                  "clusterfederatedobject",
+                                                  {"cfo"},
+                                                  false,
+                                                  objectColumns},
+                                                 used));
+  const json::array bindingColumns{
+      column("Scheduled", "string", R"(.status.conditions[?(@.type=="Scheduled")].status)"),
+      column("FullyApplied", "string", R"(.status.conditions[?(@.type=="FullyApplied")].status)"),
+      column("Replicas", "integer", ".spec.replicas"),
+      column("Placement", "string", ".status.placementSummary"), ageColumn()};
+  out.push_back(generate<ResourceBinding>(
+      {"ResourceBinding", "resourcebindings", "resourcebinding", {"rb"}, true, bindingColumns},
+      used));
+  out.push_back(generate<ClusterResourceBinding>({"ClusterResourceBinding",
+                                                  "clusterresourcebindings",
+                                                  "clusterresourcebinding",
+                                                  {"crb"},
+                                                  false,
+                                                  bindingColumns},
+                                                 used));
   out.push_back(generate<SchedulingProfile>({"SchedulingProfile",
                                              "schedulingprofiles",
                                              "schedulingprofile",

@@ -50,7 +50,7 @@ TEST(CrdGeneratorTest, CheckedInCrdsMatchTheTypes) {
   for (const auto& r : kustomization.at("resources").as_array())
     listed.insert(std::string(r.as_string()));
   EXPECT_EQ(listed, expected) << "crds/Kustomization must list every CRD file";
-  EXPECT_EQ(expected.size(), 7u);
+  EXPECT_EQ(expected.size(), 10u);
 }
 
 // Structural schema rules of apiextensions.k8s.io/v1: every node has a type unless it is
@@ -114,6 +114,12 @@ TEST(CrdGeneratorTest, NamesScopesAndPrinterColumns) {
        "Namespaced",
        {"Scheduled", "FullyApplied", "Replicas", "Placement", "Age"}},
       {"schedulingprofiles", "sp", "Cluster", {"Age"}},
+      {"federatedobjects", "fo", "Namespaced", {"Kind", "Healthy", "Clusters", "Age"}},
+      {"clusterfederatedobjects", "cfo", "Cluster", {"Kind", "Healthy", "Clusters", "Age"}},
+      {"clusterresourcebindings",
+       "crb",
+       "Cluster",
+       {"Scheduled", "FullyApplied", "Replicas", "Placement", "Age"}},
   };
   for (const auto& e : expectations) {
     const json::value* crd = find(crds, e.plural);

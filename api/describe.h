@@ -144,6 +144,13 @@ BOOST_DESCRIBE_STRUCT(FederatedDeploymentStatus, (),
                        clusterNames, conditions, observedGeneration))
 BOOST_DESCRIBE_STRUCT(FederatedDeployment, (), (apiVersion, kind, metadata, spec, status))
 
+BOOST_DESCRIBE_STRUCT(FederatedObjectSpec, (), (template_, overrides))
+BOOST_DESCRIBE_STRUCT(ClusterObjectStatus, (), (name, propagation, health, message))
+BOOST_DESCRIBE_STRUCT(FederatedObjectStatus, (),
+                      (clusters, healthy, clusterNames, conditions, observedGeneration))
+BOOST_DESCRIBE_STRUCT(FederatedObject, (), (apiVersion, kind, metadata, spec, status))
+BOOST_DESCRIBE_STRUCT(ClusterFederatedObject, (), (apiVersion, kind, metadata, spec, status))
+
 BOOST_DESCRIBE_STRUCT(ObjectReferenceWithUID, (), (apiVersion, kind, namespace_, name, uid))
 BOOST_DESCRIBE_STRUCT(ReplicaRequirements, (), (resourceRequest, nodeSelector, tolerations))
 BOOST_DESCRIBE_STRUCT(PolicyReference, (), (kind, name, namespace_, generation))
@@ -161,6 +168,7 @@ BOOST_DESCRIBE_STRUCT(ResourceBindingStatus, (),
                       (conditions, schedulerObservedGeneration, lastScheduledTime, lastScheduleType,
                        placementSummary, aggregatedStatus, autoMigration, diagnosis))
 BOOST_DESCRIBE_STRUCT(ResourceBinding, (), (apiVersion, kind, metadata, spec, status))
+BOOST_DESCRIBE_STRUCT(ClusterResourceBinding, (), (apiVersion, kind, metadata, spec, status))
 
 BOOST_DESCRIBE_STRUCT(PluginRef, (), (name, weight))
 BOOST_DESCRIBE_STRUCT(PluginSet, (), (enabled, disabled))

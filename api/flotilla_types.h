@@ -239,6 +239,47 @@ struct FederatedDeployment {
   FederatedDeploymentStatus status;
 };
 
+// ---- FederatedObject (fo) / ClusterFederatedObject (cfo) ----
+// The federated form of any kind but the Deployment (docs/operator.md, "Any kind").
+struct FederatedObjectSpec {
+  // The source object as members receive it: apiVersion, kind, metadata (name, namespace,
+  // labels, annotations) and the rest of the object, without status or server-set fields.
+  boost::json::object template_;
+  std::vector<ClusterOverride> overrides;
+};
+
+struct ClusterObjectStatus {
+  std::string name;
+  std::string propagation;  // OK | PendingCreate | ... | Conflict
+  std::string health;       // Healthy | Progressing | Unhealthy | Unknown
+  std::string message;
+};
+
+struct FederatedObjectStatus {
+  std::vector<ClusterObjectStatus> clusters;  // sorted by name
+  std::string healthy;       // "healthy/targeted" clusters, for the HEALTHY printer column
+  std::string clusterNames;  // "member1,member2", for the CLUSTERS printer column
+  std::vector<Condition> conditions;  // Propagated, Healthy
+  int64_t observedGeneration = 0;
+};
+
+struct FederatedObject {
+  std::string apiVersion = kGroupVersion;
+  std::string kind = "FederatedObject";
+  ObjectMeta metadata;
+  FederatedObjectSpec spec;
+  FederatedObjectStatus status;
+};
+
+// The same for a cluster-scoped source (a ClusterRole, a CRD, a Namespace).
+struct ClusterFederatedObject {
+  std::string apiVersion = kGroupVersion;
+  std::string kind = "ClusterFederatedObject";
+  ObjectMeta metadata;
+  FederatedObjectSpec spec;
+  FederatedObjectStatus status;
+};
+
 // ---- ResourceBinding (rb) ----
 struct ObjectReferenceWithUID {
   std::string apiVersion;
@@ -323,6 +364,16 @@ struct ResourceBindingStatus {
 struct ResourceBinding {
   std::string apiVersion = kGroupVersion;
   std::string kind = "ResourceBinding";
+  ObjectMeta metadata;
+  ResourceBindingSpec spec;
+  ResourceBindingStatus status;
+};
+
+// ---- ClusterResourceBinding (crb) ----
+// A ResourceBinding for a cluster-scoped federated object: same spec and status.
+struct ClusterResourceBinding {
+  std::string apiVersion = kGroupVersion;
+  std::string kind = "ClusterResourceBinding";
   ObjectMeta metadata;
   ResourceBindingSpec spec;
   ResourceBindingStatus status;

@@ -3,6 +3,10 @@
 // offline and online checks agree. Rules and defaults are listed in docs/api-reference.md.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "api/flotilla_types.h"
 
 namespace flotilla::api {
@@ -12,10 +16,19 @@ FieldErrors validate(const PropagationPolicy& policy);
 FieldErrors validate(const ClusterPropagationPolicy& policy);
 FieldErrors validate(const FederatedDeployment& workload);
 FieldErrors validate(const ResourceBinding& binding);
+FieldErrors validate(const FederatedObject& object);
+FieldErrors validate(const ClusterFederatedObject& object);
+FieldErrors validate(const ClusterResourceBinding& binding);
 FieldErrors validate(const SchedulingProfile& profile);
 FieldErrors validate(const SchedulerExtender& extender);
 // Native objects that appear beside ours in manifests (name rules and the fields we read).
 FieldErrors validate(const Deployment& deployment);
+
+// Why objects of this kind (or this object) are never propagated (docs/operator.md: Flotilla's own
+// kinds, Events, Leases, Endpoints and EndpointSlices, Nodes, ServiceAccount token Secrets), or
+// nullopt when they may be. Reserved namespaces are the policy resolver's.
+std::optional<std::string> neverPropagated(std::string_view apiVersion, std::string_view kind,
+                                           const boost::json::object* object = nullptr);
 
 // The placement rules shared by policies and bindings, reported under `path`.
 FieldErrors validatePlacement(const Placement& placement, const std::string& path);
@@ -26,6 +39,9 @@ void setDefaults(PropagationPolicy& policy);
 void setDefaults(ClusterPropagationPolicy& policy);
 void setDefaults(FederatedDeployment& workload);
 void setDefaults(ResourceBinding& binding);
+void setDefaults(FederatedObject& object);
+void setDefaults(ClusterFederatedObject& object);
+void setDefaults(ClusterResourceBinding& binding);
 void setDefaults(SchedulingProfile& profile);
 void setDefaults(SchedulerExtender& extender);
 void setDefaults(Placement& placement);

@@ -1,7 +1,8 @@
 // The admission webhook's HTTP handler: the kube-apiserver (or anything that reaches the port)
 // posts an AdmissionReview. The first byte chooses the endpoint, method and content type; the
 // rest is the body. Every request gets one of the documented answers, and a 200 always carries
-// an AdmissionReview response (what the API server needs to admit or deny).
+// an AdmissionReview response (what the API server needs to admit or deny), also after the
+// SubjectAccessReviews a FederatedCluster asks for.
 #include "api/json_codec.h"
 #include "fuzz/fuzz_check.h"
 #include "webhooks/http_handler.h"
@@ -36,6 +37,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   static const View view;
   auto handled = webhooks::handleAdmission(request, view);
+  if (!handled.pendingAccess.empty()) {
+    // A FederatedCluster naming a Secret: the server asks SubjectAccessReviews, then completes.
+    // The last byte chooses their answers: allowed, refused, or the review failed.
+    static const std::vector<flotilla::api::Result<bool>> kAnswers = {
+        true, false, flotilla::api::badRequest("the review failed")};
+    std::vector<flotilla::api::Result<bool>> answers;
+    for (size_t i = 0; i < handled.pendingAccess.size(); ++i)
+      answers.push_back(kAnswers[(data[size - 1] >> (i % 4)) % 3]);
+    webhooks::completeAdmission(handled, answers);
+    FUZZ_CHECK(handled.pendingAccess.empty() || !handled.response.body.empty(),
+               "completeAdmission left the request unanswered");
+  }
   const int status = handled.response.status;
   FUZZ_CHECK(status == 200 || status == 400 || status == 404 || status == 405 || status == 413 ||
                  status == 415,

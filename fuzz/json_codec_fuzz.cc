@@ -70,6 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   roundTrip<api::ClusterPropagationPolicy>(*json, "ClusterPropagationPolicy");
   roundTrip<api::FederatedDeployment>(*json, "FederatedDeployment");
   roundTrip<api::ResourceBinding>(*json, "ResourceBinding");
+  roundTrip<api::FederatedObject>(*json, "FederatedObject");
+  roundTrip<api::ClusterFederatedObject>(*json, "ClusterFederatedObject");
+  roundTrip<api::ClusterResourceBinding>(*json, "ClusterResourceBinding");
   roundTrip<api::SchedulingProfile>(*json, "SchedulingProfile");
   roundTrip<api::SchedulerExtender>(*json, "SchedulerExtender");
   roundTrip<api::Placement>(*json, "Placement");

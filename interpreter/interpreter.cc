@@ -74,25 +74,6 @@ std::optional<json::object> Interpreter::aggregateStatus(
   return entry_.aggregateStatus(source, members);
 }
 
-std::optional<std::string> neverPropagated(std::string_view apiVersion, std::string_view kind,
-                                           const json::object* object) {
-  const std::string_view group = u::groupOf(apiVersion);
-  if (group == "flotilla.io") return "Flotilla's own kinds describe the fleet, not a workload";
-  if (kind == "Event" && (group.empty() || group == "events.k8s.io"))
-    return "Events belong to the cluster that recorded them";
-  if (kind == "Lease" && group == "coordination.k8s.io")
-    return "Leases elect leaders inside one cluster";
-  if (kind == "Endpoints" && group.empty())
-    return "Endpoints are computed by each cluster from its own pods";
-  if (kind == "EndpointSlice" && group == "discovery.k8s.io")
-    return "EndpointSlices are computed by each cluster from its own pods";
-  if (kind == "Node" && group.empty()) return "Nodes belong to the cluster they run in";
-  if (kind == "Secret" && group.empty() && object != nullptr &&
-      u::stringAt(*object, {"type"}) == "kubernetes.io/service-account-token")
-    return "ServiceAccount token Secrets are minted by each cluster for its own ServiceAccounts";
-  return std::nullopt;
-}
-
 void Registry::add(KindEntry entry) {
   auto key = std::make_pair(entry.group, entry.kind);
   entries_.insert_or_assign(std::move(key), std::move(entry));

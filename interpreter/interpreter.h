@@ -90,12 +90,6 @@ class Interpreter {
   const KindEntry& entry_;
 };
 
-// Why objects of this kind (or this object) are never propagated (docs/operator.md: Flotilla's own
-// kinds, Events, Leases, Endpoints and EndpointSlices, Nodes, ServiceAccount token Secrets), or
-// nullopt when they may be. Reserved namespaces are the policy resolver's (policy::Reserved...).
-std::optional<std::string> neverPropagated(std::string_view apiVersion, std::string_view kind,
-                                           const boost::json::object* object = nullptr);
-
 // The entries by group and kind. Lookups of kinds without an entry get the generic one.
 class Registry {
  public:

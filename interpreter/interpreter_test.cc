@@ -55,41 +55,6 @@ TEST(Interpreter, AnObjectBeingDeletedIsProgressing) {
   EXPECT_EQ(Registry::builtIn().of("v1", "ConfigMap").health(&cm).health, Health::kProgressing);
 }
 
-TEST(Interpreter, NeverPropagated) {
-  struct Case {
-    const char* apiVersion;
-    const char* kind;
-    const char* object;  // "" = none
-    bool never;
-  };
-  const Case cases[] = {
-      {"flotilla.io/v1alpha1", "PropagationPolicy", "", true},
-      {"flotilla.io/v1alpha1", "FederatedObject", "", true},
-      {"v1", "Event", "", true},
-      {"events.k8s.io/v1", "Event", "", true},
-      {"coordination.k8s.io/v1", "Lease", "", true},
-      {"v1", "Endpoints", "", true},
-      {"discovery.k8s.io/v1", "EndpointSlice", "", true},
-      {"v1", "Node", "", true},
-      {"v1", "Secret", R"({"type":"kubernetes.io/service-account-token"})", true},
-      {"v1", "Secret", R"({"type":"Opaque"})", false},
-      {"v1", "Secret", "", false},
-      {"v1", "ConfigMap", "", false},
-      {"apps/v1", "Deployment", "", false},
-      {"example.com/v1", "Event", "", false},  // someone else's Event kind
-      {"example.com/v1", "Lease", "", false},
-  };
-  for (const auto& c : cases) {
-    json::object object;
-    if (*c.object) object = parse(c.object);
-    const auto why = neverPropagated(c.apiVersion, c.kind, *c.object ? &object : nullptr);
-    EXPECT_EQ(why.has_value(), c.never) << c.apiVersion << " " << c.kind << " " << c.object;
-    if (why) {
-      EXPECT_FALSE(why->empty());
-    }
-  }
-}
-
 TEST(Interpreter, EveryBuiltInKindHasAnEntry) {
   const auto& r = Registry::builtIn();
   for (auto [group, kind] : std::initializer_list<std::pair<const char*, const char*>>{

@@ -214,6 +214,9 @@ const std::map<std::string, Handler>& handlers() {
       {"ClusterPropagationPolicy", admitKind<api::ClusterPropagationPolicy>},
       {"FederatedDeployment", admitKind<api::FederatedDeployment>},
       {"ResourceBinding", admitKind<api::ResourceBinding>},
+      {"FederatedObject", admitKind<api::FederatedObject>},
+      {"ClusterFederatedObject", admitKind<api::ClusterFederatedObject>},
+      {"ClusterResourceBinding", admitKind<api::ClusterResourceBinding>},
       {"SchedulingProfile", admitKind<api::SchedulingProfile>},
       {"SchedulerExtender", admitKind<api::SchedulerExtender>},
   };

@@ -60,6 +60,9 @@ const std::map<std::string, std::string> kSamples = {
     {"ResourceBinding", "resourcebinding.yaml"},
     {"SchedulingProfile", "schedulingprofile.yaml"},
     {"SchedulerExtender", "schedulerextender.yaml"},
+    {"FederatedObject", "federatedobject.yaml"},
+    {"ClusterFederatedObject", "clusterfederatedobject.yaml"},
+    {"ClusterResourceBinding", "clusterresourcebinding.yaml"},
 };
 
 TEST(Routes, KubebuilderPathsForEveryKind) {
