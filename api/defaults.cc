@@ -49,20 +49,14 @@ void setDefaults(FederatedDeployment&) {}  // the template is the user's, verbat
 void setDefaults(ResourceBinding& binding) { setDefaults(binding.spec.placement); }
 void setDefaults(ClusterResourceBinding& binding) { setDefaults(binding.spec.placement); }
 
-namespace {
-// A template is what members receive: its status is never sent (docs/api-reference.md).
-void defaultTemplate(boost::json::object& tmpl) { tmpl.erase("status"); }
-}  // namespace
-
 // A namespaced template lives in its FederatedObject's namespace.
 void setDefaults(FederatedObject& object) {
-  defaultTemplate(object.spec.template_);
   auto* metadata = object.spec.template_.if_contains("metadata");
   if (metadata && metadata->is_object() && !object.metadata.namespace_.empty() &&
       !metadata->as_object().contains("namespace"))
     metadata->as_object()["namespace"] = object.metadata.namespace_;
 }
-void setDefaults(ClusterFederatedObject& object) { defaultTemplate(object.spec.template_); }
+void setDefaults(ClusterFederatedObject&) {}  // the template is the user's, verbatim
 
 void setDefaults(SchedulingProfile& profile) {
   for (auto& plugin : profile.spec.plugins.score.enabled) {

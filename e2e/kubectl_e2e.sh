@@ -40,7 +40,8 @@ out=$(k wait --for=condition=Established crd --all --timeout=20s)
 expect_contains "CRDs Established" "$out" "federatedclusters.flotilla.io condition met"
 out=$(k api-resources --api-group=flotilla.io)
 for pair in "resourcebindings rb" "federatedclusters fc" "federateddeployments fdeploy" \
-            "propagationpolicies pp" "clusterpropagationpolicies cpp" "schedulingprofiles sp"; do
+            "propagationpolicies pp" "clusterpropagationpolicies cpp" "schedulingprofiles sp" \
+            "federatedobjects fo" "clusterfederatedobjects cfo" "clusterresourcebindings crb"; do
   set -- $pair
   grep -Eq "^$1 +$2 +flotilla.io/v1alpha1" <<<"$out" || e2e_fail "api-resources: no [$1 $2] in:"$'\n'"$out"
 done
@@ -59,6 +60,10 @@ expect_contains "fc wide columns" "$out" "REGION"
 expect_contains "fc wide row" "$out" "member1"
 out=$(k get fdeploy -n shop)
 expect_contains "fdeploy columns" "$out" "CLUSTERS"
+out=$(k get fo,cfo,crb -A)
+expect_contains "fo row: the kind it holds" "$out" "web-config-configmap   ConfigMap"
+expect_contains "cfo row" "$out" "clusterfederatedobject.flotilla.io/web-reader-clusterrole   ClusterRole"
+expect_contains "crb columns" "$out" "FULLYAPPLIED"
 expect_contains "get -o yaml" "$(k get fc member1 -o yaml)" "kind: FederatedCluster"
 expect_contains "get -o json" "$(k get fc member1 -o json)" '"apiVersion": "flotilla.io/v1alpha1"'
 expect_contains "describe" "$(k describe fc member1)" "Kind:         FederatedCluster"

@@ -70,7 +70,39 @@ spec:
 YAML
 )
 expect_contains "unknown plugin: denied" "$out" 'admission webhook "vschedulingprofile.flotilla.io" denied the request'
+
 expect_contains "unknown plugin: named with its field" "$out" 'spec.plugins.score.enabled[0].name: Unsupported value: "Fastest"'
+
+# A FederatedObject must hold a kind that is ever propagated, in its own namespace.
+out=$(k apply -f - <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedObject
+metadata: {name: token, namespace: $NS}
+spec:
+  template:
+    apiVersion: v1
+    kind: Secret
+    type: kubernetes.io/service-account-token
+    metadata: {name: token, namespace: elsewhere}
+YAML
+)
+expect_contains "token Secret in a FederatedObject: denied" "$out" 'admission webhook "vfederatedobject.flotilla.io" denied the request'
+expect_contains "token Secret: why" "$out" 'spec.template.kind: Forbidden: never propagated: ServiceAccount token Secrets are minted by each cluster'
+expect_contains "token Secret: and the namespace" "$out" "spec.template.metadata.namespace: Invalid value: \"elsewhere\": must be the FederatedObject's namespace"
+out=$(k apply -f - <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedObject
+metadata: {name: cfg, namespace: $NS}
+spec:
+  template:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: cfg}
+    data: {k: v}
+YAML
+)
+expect_contains "a ConfigMap's FederatedObject: created" "$out" "federatedobject.flotilla.io/cfg created"
+expect_eq "its template defaulted into its namespace" "$(kubectl get fo cfg -n $NS -o jsonpath='{.spec.template.metadata.namespace}')" "$NS"
 
 # --- Defaulting: a minimal policy comes back with the defaults of docs/design.md §3 ---
 out=$(policy minimal "" | k apply -f -)
