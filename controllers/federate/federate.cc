@@ -5,6 +5,7 @@
 
 #include "api/json_codec.h"
 #include "controllers/common/managed.h"
+#include "controllers/federate/intent.h"
 
 namespace flotilla::controllers::federate {
 namespace {
@@ -93,18 +94,14 @@ FederateDecision decideFederated(const api::Deployment& deployment,
     auto it = existing->metadata.annotations.find(kPolicyAnnotation);
     if (it != existing->metadata.annotations.end()) claimed = &it->second;
   }
-  const bool keptByDeletedPolicy = owned && claimed && !claimedPolicyExists;
-  // A refused label is not a request that may still be met (as a missing policy is): whatever
-  // was federated through it before goes (docs/security.md, H2).
-  const bool wanted = resolution.policy || (resolution.requested && !resolution.refused) ||
-                      (keptByDeletedPolicy && !resolution.refused);
-  if (resolution.refused) out.refusal = resolution.message;
+  const Intent intent = intentOf(resolution, owned, claimed, claimedPolicyExists);
+  out.refusal = intent.refusal;
 
   // Being deleted (its finalizer is cleaning the members): nothing to write until it is gone.
   if (existing && existing->metadata.deletionTimestamp) return out;
 
   if (existing && !owned) {
-    if (wanted) {
+    if (intent.wanted) {
       out.action = Action::kConflict;
       out.message = "FederatedDeployment " + key(existing->metadata) +
                     " exists and is not controlled by Deployment " + key(deployment.metadata) +
@@ -113,24 +110,16 @@ FederateDecision decideFederated(const api::Deployment& deployment,
     return out;
   }
 
-  if (!wanted) {
+  if (!intent.wanted) {
     if (owned) {
       out.action = Action::kDelete;
       out.desired = *existing;
-      out.message = resolution.message;
+      out.message = intent.message;
     }
     return out;
   }
-
-  std::string policyValue;
-  if (resolution.policy) {
-    policyValue = resolution.policy->key.str();
-  } else if (resolution.requested) {
-    policyValue = resolution.requested->str();
-  } else {
-    policyValue = *claimed;
-  }
-  if (!resolution.policy) out.message = resolution.message;
+  out.message = intent.message;
+  const std::string& policyValue = intent.policyValue;
 
   if (!existing) {
     out.action = Action::kCreate;

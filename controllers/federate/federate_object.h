@@ -1,0 +1,43 @@
+// Any kind but the Deployment -> FederatedObject / ClusterFederatedObject (docs/design.md §3.4a,
+// §5.2): a source object that a policy governs (or whose label names one) is represented by a
+// federated object named <name>-<lowercase kind>, owned by it, whose template is what members
+// receive (the kind's interpreter prunes what the host's API server filled in).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <string>
+#include <string_view>
+
+#include "api/flotilla_types.h"
+#include "controllers/federate/federate.h"
+#include "controllers/policy/resolve.h"
+#include "interpreter/interpreter.h"
+
+namespace flotilla::controllers::federate {
+
+// "web-configmap": distinct for two kinds of the same name.
+std::string federatedName(std::string_view name, std::string_view kind);
+
+// What policies are matched against: the source's apiVersion, kind, namespace, name, labels.
+policy::Workload workloadOf(const boost::json::object& source);
+
+struct ObjectDecision {
+  Action action = Action::kNone;
+  // A FederatedObject, or a ClusterFederatedObject when the source is cluster-scoped (no
+  // namespace): the two have the same fields and `kind` tells them apart when encoded.
+  // kCreate/kUpdate: the object to write; kDelete: the existing one (for its preconditions).
+  api::FederatedObject desired;
+  std::string message;  // kConflict and kDelete: why
+  std::string refusal;  // the labelled policy refused the source: for a Warning Event on it
+};
+
+// `existing`: the federated object of that name, if any (decoded into a FederatedObject whatever
+// its kind). The rules of decideFederated (intent.h) apply; in addition a source that is never
+// propagated (api::neverPropagated: a ServiceAccount token Secret, say) is not federated whatever
+// the policies say, and a federated object it owns is deleted.
+ObjectDecision decideFederatedObject(const boost::json::object& source,
+                                     const api::FederatedObject* existing,
+                                     const policy::Resolution& resolution, bool claimedPolicyExists,
+                                     const interpreter::Interpreter& interpreter);
+
+}  // namespace flotilla::controllers::federate

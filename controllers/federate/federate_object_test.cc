@@ -1,0 +1,143 @@
+#include "controllers/federate/federate_object.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "api/json_codec.h"
+#include "controllers/common/managed.h"
+
+namespace flotilla::controllers::federate {
+namespace {
+namespace json = boost::json;
+
+using policy::MatchTier;
+using policy::PolicyKey;
+using policy::Resolution;
+
+const PolicyKey kApp{"PropagationPolicy", "shop", "app"};
+
+json::object parse(std::string_view text) { return json::parse(text).as_object(); }
+Resolution won(const PolicyKey& key = kApp) {
+  return {.policy = policy::ResolvedPolicy{.key = key, .tier = MatchTier::kName}};
+}
+interpreter::Interpreter interp(const json::object& source) {
+  return interpreter::Registry::builtIn().of(source.at("apiVersion").as_string(),
+                                             source.at("kind").as_string());
+}
+ObjectDecision decide(const json::object& source, const api::FederatedObject* existing,
+                      const Resolution& resolution, bool claimedPolicyExists = true) {
+  return decideFederatedObject(source, existing, resolution, claimedPolicyExists, interp(source));
+}
+
+const char* kConfigMap = R"({"apiVersion":"v1","kind":"ConfigMap",
+  "metadata":{"name":"web","namespace":"shop","uid":"uid-cm","resourceVersion":"7",
+    "labels":{"app":"web","flotilla.io/propagation-policy":"app"},
+    "annotations":{"team":"a","flotilla.io/note":"host only"}},
+  "data":{"k":"v"}})";
+
+TEST(FederateObject, ANamespacedSourceGetsAFederatedObjectNamedAfterItsKind) {
+  const json::object cm = parse(kConfigMap);
+  const ObjectDecision d = decide(cm, nullptr, won());
+  ASSERT_EQ(d.action, Action::kCreate);
+  const api::FederatedObject& fo = d.desired;
+  EXPECT_EQ(fo.kind, "FederatedObject");
+  EXPECT_EQ(fo.metadata.name, "web-configmap");
+  EXPECT_EQ(fo.metadata.namespace_, "shop");
+  EXPECT_EQ(fo.metadata.labels.at("flotilla.io/propagation-policy"), "app");  // selectable
+  EXPECT_EQ(fo.metadata.annotations.at(kPolicyAnnotation), "PropagationPolicy/shop/app");
+  ASSERT_EQ(fo.metadata.ownerReferences.size(), 1u);
+  EXPECT_EQ(fo.metadata.ownerReferences[0].uid, "uid-cm");
+  EXPECT_EQ(fo.metadata.ownerReferences[0].kind, "ConfigMap");
+  EXPECT_EQ(fo.metadata.finalizers, std::vector<std::string>{kCleanupFinalizer});
+  // The template: what members receive, without Flotilla's own keys or server-set metadata.
+  EXPECT_EQ(fo.spec.template_, parse(R"({"apiVersion":"v1","kind":"ConfigMap",
+      "metadata":{"name":"web","namespace":"shop","labels":{"app":"web"},"annotations":{"team":"a"}},
+      "data":{"k":"v"}})")) << json::serialize(fo.spec.template_);
+  EXPECT_EQ(federatedName("web", "Secret"), "web-secret");
+}
+
+TEST(FederateObject, AClusterScopedSourceGetsAClusterFederatedObject) {
+  const json::object role = parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
+      "metadata":{"name":"reader","uid":"uid-r"},"rules":[]})");
+  const ObjectDecision d = decide(role, nullptr, won({"ClusterPropagationPolicy", "", "rbac"}));
+  ASSERT_EQ(d.action, Action::kCreate);
+  EXPECT_EQ(d.desired.kind, "ClusterFederatedObject");
+  EXPECT_EQ(d.desired.metadata.name, "reader-clusterrole");
+  EXPECT_EQ(d.desired.metadata.namespace_, "");
+  EXPECT_EQ(api::encode(d.desired).at("kind"), "ClusterFederatedObject");
+}
+
+TEST(FederateObject, TheKindsPruningShapesTheTemplate) {
+  const json::object svc = parse(R"({"apiVersion":"v1","kind":"Service",
+      "metadata":{"name":"web","namespace":"shop","uid":"u"},
+      "spec":{"clusterIP":"10.0.0.9","clusterIPs":["10.0.0.9"],"type":"NodePort",
+        "ports":[{"port":80,"protocol":"TCP","nodePort":31000}]}})");
+  const ObjectDecision d = decide(svc, nullptr, won());
+  ASSERT_EQ(d.action, Action::kCreate);
+  EXPECT_EQ(d.desired.spec.template_.at("spec"),
+            parse(R"({"type":"NodePort","ports":[{"port":80,"protocol":"TCP"}]})"));
+}
+
+TEST(FederateObject, UnchangedIsNoWriteAndAChangeIsAnUpdateKeepingWhatItDoesNotOwn) {
+  const json::object cm = parse(kConfigMap);
+  ObjectDecision created = decide(cm, nullptr, won());
+  api::FederatedObject existing = created.desired;
+  existing.metadata.resourceVersion = "12";
+  existing.spec.overrides.push_back({"member1", {}});
+  existing.status.healthy = "1/1";
+  EXPECT_EQ(decide(cm, &existing, won()).action, Action::kNone);
+  json::object changed = cm;
+  changed["data"].as_object()["k"] = "v2";
+  const ObjectDecision d = decide(changed, &existing, won());
+  ASSERT_EQ(d.action, Action::kUpdate);
+  EXPECT_EQ(d.desired.spec.template_.at("data").at("k"), "v2");
+  EXPECT_EQ(d.desired.metadata.resourceVersion, "12");
+  EXPECT_EQ(d.desired.spec.overrides.size(), 1u);
+  EXPECT_EQ(d.desired.status.healthy, "1/1");
+}
+
+TEST(FederateObject, NotOwnedIsAConflictAndUnwantedIsADelete) {
+  const json::object cm = parse(kConfigMap);
+  api::FederatedObject foreign = decide(cm, nullptr, won()).desired;
+  foreign.metadata.ownerReferences.clear();
+  const ObjectDecision conflict = decide(cm, &foreign, won());
+  EXPECT_EQ(conflict.action, Action::kConflict);
+  EXPECT_EQ(conflict.message,
+            "FederatedObject web-configmap exists and is not controlled by ConfigMap shop/web; "
+            "leaving it alone");
+  EXPECT_EQ(decide(cm, &foreign, Resolution{.message = "no policy"}).action, Action::kNone);
+
+  api::FederatedObject owned = decide(cm, nullptr, won()).desired;
+  const ObjectDecision gone = decide(cm, &owned, Resolution{.message = "no policy selects it"});
+  EXPECT_EQ(gone.action, Action::kDelete);
+  EXPECT_EQ(gone.message, "no policy selects it");
+  // A deleted policy keeps what it federated (the claim stays).
+  EXPECT_EQ(decide(cm, &owned, Resolution{.message = "no policy"}, false).action, Action::kNone);
+}
+
+TEST(FederateObject, ATokenSecretIsNeverFederatedWhateverThePolicySays) {
+  const json::object token = parse(R"({"apiVersion":"v1","kind":"Secret",
+      "type":"kubernetes.io/service-account-token",
+      "metadata":{"name":"sa-token","namespace":"shop","uid":"u-t"}})");
+  const ObjectDecision d = decide(token, nullptr, won());
+  EXPECT_EQ(d.action, Action::kNone);
+  api::FederatedObject owned;
+  owned.metadata.name = "sa-token-secret";
+  owned.metadata.ownerReferences = {{.apiVersion = "v1", .kind = "Secret", .name = "sa-token",
+                                     .uid = "u-t", .controller = true}};
+  const ObjectDecision gone = decide(token, &owned, won());
+  EXPECT_EQ(gone.action, Action::kDelete);
+  EXPECT_NE(gone.message.find("is never propagated: ServiceAccount token Secrets"), std::string::npos)
+      << gone.message;
+}
+
+TEST(FederateObject, ASourceBeingDeletedIsLeftToTheGarbageCollector) {
+  json::object cm = parse(kConfigMap);
+  cm["metadata"].as_object()["deletionTimestamp"] = "2026-11-27T00:00:00Z";
+  EXPECT_EQ(decide(cm, nullptr, won()).action, Action::kNone);
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::federate
