@@ -100,35 +100,14 @@ FederateDecision decideFederated(const api::Deployment& deployment,
   // Being deleted (its finalizer is cleaning the members): nothing to write until it is gone.
   if (existing && existing->metadata.deletionTimestamp) return out;
 
-  if (existing && !owned) {
-    if (intent.wanted) {
-      out.action = Action::kConflict;
-      out.message = "FederatedDeployment " + key(existing->metadata) +
-                    " exists and is not controlled by Deployment " + key(deployment.metadata) +
-                    "; leaving it alone";
-    }
-    return out;
-  }
-
-  if (!intent.wanted) {
-    if (owned) {
-      out.action = Action::kDelete;
-      out.desired = *existing;
-      out.message = intent.message;
-    }
-    return out;
-  }
-  out.message = intent.message;
-  const std::string& policyValue = intent.policyValue;
-
-  if (!existing) {
-    out.action = Action::kCreate;
-    apply(out.desired, deployment, policyValue);
-    return out;
-  }
-  out.desired = *existing;
-  apply(out.desired, deployment, policyValue);
-  if (api::encode(out.desired) != api::encode(*existing)) out.action = Action::kUpdate;
+  decideWrite(
+      out, existing, owned, intent,
+      [&] {
+        return "FederatedDeployment " + key(existing->metadata) +
+               " exists and is not controlled by Deployment " + key(deployment.metadata) +
+               "; leaving it alone";
+      },
+      [&](api::FederatedDeployment& fd) { apply(fd, deployment, intent.policyValue); });
   return out;
 }
 

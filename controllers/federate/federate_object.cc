@@ -123,31 +123,13 @@ ObjectDecision decideFederatedObject(const json::object& source,
   const std::string sourceText = u::stringAt(source, {"kind"}) + " " +
                                  u::stringAt(source, {"metadata", "namespace"}) + "/" +
                                  u::stringAt(source, {"metadata", "name"});
-  if (existing && !owned) {
-    if (intent.wanted) {
-      out.action = Action::kConflict;
-      out.message = existing->kind + " " + existing->metadata.name +
-                    " exists and is not controlled by " + sourceText + "; leaving it alone";
-    }
-    return out;
-  }
-  if (!intent.wanted) {
-    if (owned) {
-      out.action = Action::kDelete;
-      out.desired = *existing;
-      out.message = intent.message;
-    }
-    return out;
-  }
-  out.message = intent.message;
-  if (!existing) {
-    out.action = Action::kCreate;
-    apply(out.desired, source, intent.policyValue, interpreter);
-    return out;
-  }
-  out.desired = *existing;
-  apply(out.desired, source, intent.policyValue, interpreter);
-  if (api::encode(out.desired) != api::encode(*existing)) out.action = Action::kUpdate;
+  decideWrite(
+      out, existing, owned, intent,
+      [&] {
+        return existing->kind + " " + existing->metadata.name + " exists and is not controlled by " +
+               sourceText + "; leaving it alone";
+      },
+      [&](api::FederatedObject& fo) { apply(fo, source, intent.policyValue, interpreter); });
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "api/json_codec.h"
 #include "controllers/policy/resolve.h"
 
 namespace flotilla::controllers::federate {
@@ -25,5 +26,39 @@ struct Intent {
 // federated through it before goes (docs/security.md, H2).
 Intent intentOf(const policy::Resolution& resolution, bool owned, const std::string* claimed,
                 bool claimedPolicyExists);
+
+// The write an intent leads to, the same for every federated kind: an object not controlled by
+// the source is never touched (kConflict when wanted, with `conflict()` as the message); an owned
+// object no longer wanted is deleted; otherwise `apply(object)` sets what the source dictates, on
+// a new object (kCreate) or a copy of the existing one (kUpdate when that changed anything).
+template <class Decision, class Object, class Conflict, class Apply>
+void decideWrite(Decision& out, const Object* existing, bool owned, const Intent& intent,
+                 Conflict conflict, Apply apply) {
+  using Action = decltype(out.action);
+  if (existing && !owned) {
+    if (intent.wanted) {
+      out.action = Action::kConflict;
+      out.message = conflict();
+    }
+    return;
+  }
+  if (!intent.wanted) {
+    if (owned) {
+      out.action = Action::kDelete;
+      out.desired = *existing;
+      out.message = intent.message;
+    }
+    return;
+  }
+  out.message = intent.message;
+  if (!existing) {
+    out.action = Action::kCreate;
+    apply(out.desired);
+    return;
+  }
+  out.desired = *existing;
+  apply(out.desired);
+  if (api::encode(out.desired) != api::encode(*existing)) out.action = Action::kUpdate;
+}
 
 }  // namespace flotilla::controllers::federate
