@@ -2,8 +2,11 @@
 
 #include <boost/json.hpp>
 
+#include "scheduler/schedule_type.h"
+
 namespace flotilla::controllers {
 namespace json = boost::json;
+namespace fs = flotilla::scheduler;
 
 const json::object* readyCondition(const json::object& fc) {
   const auto* status = fc.if_contains("status");
@@ -24,13 +27,40 @@ std::string readyStatus(const json::object& fc) {
   return value && value->is_string() ? std::string(value->as_string()) : "";
 }
 
+void addBindingsByClusterIndex(kube::SharedInformer& bindings) {
+  bindings.addIndex(kBindingsByClusterIndex, [](const json::object& o) {
+    std::vector<std::string> names;
+    if (const auto* meta = o.if_contains("metadata"); meta && meta->is_object()) {
+      const auto* annotations = meta->as_object().if_contains("annotations");
+      const auto* record = annotations && annotations->is_object()
+                               ? annotations->as_object().if_contains(fs::kScheduleRecordAnnotation)
+                               : nullptr;
+      if (record && record->is_string()) {
+        if (auto decoded = fs::decodeRecord(std::string(record->as_string())))
+          names = std::move(decoded->failedOver);
+      }
+    }
+    const auto* spec = o.if_contains("spec");
+    const auto* clusters =
+        spec && spec->is_object() ? spec->as_object().if_contains("clusters") : nullptr;
+    if (!clusters || !clusters->is_array()) return names;
+    for (const auto& c : clusters->as_array()) {
+      if (const auto* n = c.is_object() ? c.as_object().if_contains("name") : nullptr;
+          n && n->is_string())
+        names.emplace_back(n->as_string());
+    }
+    return names;
+  });
+}
+
 void watchClusterReadiness(kube::Controller& controller, kube::SharedInformer& clusters,
                            kube::SharedInformer& bindings) {
+  addBindingsByClusterIndex(bindings);
   controller.watch(
       clusters,
       [&bindings](const kube::ObjectPtr& fc) {
         std::vector<std::string> keys;
-        for (const auto& rb : bindings.store().byIndex("cluster", kube::objectKey(*fc)))
+        for (const auto& rb : bindings.store().byIndex(kBindingsByClusterIndex, kube::objectKey(*fc)))
           keys.push_back(kube::objectKey(*rb));
         return keys;
       },

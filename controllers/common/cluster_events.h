@@ -16,7 +16,14 @@ const boost::json::object* readyCondition(const boost::json::object& federatedCl
 // or malformed.
 std::string readyStatus(const boost::json::object& federatedCluster);
 
-// Re-queues every binding of `bindings` (through its "cluster" index) placed on a cluster whose
+// The index of bindings by cluster: the clusters a binding is placed on, and those its replicas
+// were failed over from (the schedule record's failedOver), so that a readiness change of either
+// re-queues it. Each controller that reads the index registers it (idempotent): none depends on
+// another having done so.
+inline constexpr const char* kBindingsByClusterIndex = "cluster";
+void addBindingsByClusterIndex(kube::SharedInformer& bindings);
+
+// Re-queues every binding of `bindings` (registering the index above) placed on a cluster whose
 // Ready status changed; status writes that only move resources or probe times do not.
 void watchClusterReadiness(kube::Controller& controller, kube::SharedInformer& clusters,
                            kube::SharedInformer& bindings);

@@ -6,6 +6,7 @@
 #include "api/duration.h"
 #include "api/json_codec.h"
 #include "controllers/common/await.h"
+#include "controllers/common/cluster_events.h"
 #include "controllers/common/log.h"
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
@@ -22,7 +23,6 @@ using namespace std::chrono;
 namespace {
 
 constexpr const char* kName = "scheduler";
-constexpr const char* kClusterIndex = "cluster";
 
 struct PolicyView {
   std::string profile;
@@ -94,31 +94,7 @@ SchedulerController::SchedulerController(kube::RestClient& host,
 SchedulerController::~SchedulerController() { stop(); }
 
 void SchedulerController::watch() {
-  // The clusters a binding is placed on, and those its replicas were failed over from (the
-  // schedule record's failedOver): a readiness change of either concerns it.
-  informers_.bindings.addIndex(kClusterIndex, [](const json::object& o) {
-    std::vector<std::string> names;
-    if (const auto* meta = o.if_contains("metadata"); meta && meta->is_object()) {
-      const auto* annotations = meta->as_object().if_contains("annotations");
-      const auto* record = annotations && annotations->is_object()
-                               ? annotations->as_object().if_contains(fs::kScheduleRecordAnnotation)
-                               : nullptr;
-      if (record && record->is_string()) {
-        if (auto decoded = fs::decodeRecord(std::string(record->as_string())))
-          names = std::move(decoded->failedOver);
-      }
-    }
-    const auto* spec = o.if_contains("spec");
-    const auto* clusters =
-        spec && spec->is_object() ? spec->as_object().if_contains("clusters") : nullptr;
-    if (!clusters || !clusters->is_array()) return names;
-    for (const auto& c : clusters->as_array()) {
-      if (const auto* n = c.is_object() ? c.as_object().if_contains("name") : nullptr;
-          n && n->is_string())
-        names.emplace_back(n->as_string());
-    }
-    return names;
-  });
+  addBindingsByClusterIndex(informers_.bindings);
   kube::EventHandler bindings;
   // Every binding seen for the first time (created, or listed after a restart) gets one look:
   // decideSchedule finds nothing to do for those already scheduled (no write), and catches those
@@ -168,7 +144,7 @@ void SchedulerController::watch() {
 }
 
 void SchedulerController::enqueueBindingsOn(const std::string& cluster) {
-  for (const auto& o : informers_.bindings.store().byIndex(kClusterIndex, cluster)) {
+  for (const auto& o : informers_.bindings.store().byIndex(kBindingsByClusterIndex, cluster)) {
     int32_t priority = 0;
     if (auto rb = fromObject<api::ResourceBinding>(o)) priority = rb->spec.priority;
     queue_.add(kube::objectKey(*o), priority);
