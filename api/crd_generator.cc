@@ -110,10 +110,8 @@ std::map<std::string, Hint> hints() {
   h["spec.overrides[].patches[].op"] = {values(enums::kJsonPatchOp), {}, nullptr, true, ""};
   h["spec.overrides[].patches[].path"].required = true;
   enumOf("status.clusters[].propagation", values(enums::kPropagation));
-  // FederatedObject / ClusterFederatedObject
-  h["spec.template"] = {{}, {}, nullptr, true,
-                        "The source object as members receive it: apiVersion, kind, metadata "
-                        "(name, namespace, labels, annotations) and the rest, without status."};
+  // FederatedObject / ClusterFederatedObject (hints go by path alone: `spec.template` would
+  // change FederatedDeployment's too, so the template's rules are the webhook's)
   enumOf("status.clusters[].health", values(enums::kHealth));
 
   // ResourceBinding

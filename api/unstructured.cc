@@ -46,8 +46,10 @@ std::optional<int64_t> intAt(const json::object& o, Path path) {
   if (v->is_uint64() && v->get_uint64() <= uint64_t(INT64_MAX))
     return static_cast<int64_t>(v->get_uint64());
   if (v->is_double()) {
+    // Only integral values that fit: casting 1e300 to int64 is undefined behaviour.
     const double d = v->get_double();
-    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+    if (d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d)))
+      return static_cast<int64_t>(d);
   }
   return std::nullopt;
 }

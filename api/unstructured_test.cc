@@ -16,6 +16,8 @@ TEST(Unstructured, FindReadsNestedValuesAndStopsAtMissingOrNonObjectSteps) {
   EXPECT_EQ(intAt(o, {"spec", "replicas"}), 3);
   EXPECT_EQ(intAt(o, {"spec", "ratio"}), 2);
   EXPECT_EQ(intAt(o, {"spec", "half"}), std::nullopt);
+  EXPECT_EQ(intAt(parse(R"({"n":1e300})"), {"n"}), std::nullopt);
+  EXPECT_EQ(intAt(parse(R"({"n":-1e300})"), {"n"}), std::nullopt);
   EXPECT_EQ(intAt(o, {"spec", "name"}), std::nullopt);
   EXPECT_EQ(stringAt(o, {"spec", "name"}), "x");
   EXPECT_EQ(stringAt(o, {"spec", "replicas"}, "none"), "none");

@@ -22,6 +22,12 @@ std::optional<std::string> neverPropagated(std::string_view apiVersion, std::str
   if (kind == "EndpointSlice" && group == "discovery.k8s.io")
     return "EndpointSlices are computed by each cluster from its own pods";
   if (kind == "Node" && group.empty()) return "Nodes belong to the cluster they run in";
+  const std::string name =
+      object != nullptr ? u::stringAt(*object, {"metadata", "name"}) : std::string();
+  if (kind == "ConfigMap" && group.empty() && name == "kube-root-ca.crt")
+    return "kube-root-ca.crt holds each cluster's own CA, published by its controller-manager";
+  if (kind == "ServiceAccount" && group.empty() && name == "default")
+    return "every namespace of every cluster has its own default ServiceAccount";
   if (kind == "Secret" && group.empty() && object != nullptr &&
       u::stringAt(*object, {"type"}) == "kubernetes.io/service-account-token")
     return "ServiceAccount token Secrets are minted by each cluster for its own ServiceAccounts";
@@ -91,10 +97,15 @@ void validateTemplate(const boost::json::object& tmpl, const std::string& ns, bo
   const boost::json::value* metadata = tmpl.if_contains("metadata");
   const boost::json::object* meta = metadata ? metadata->if_object() : nullptr;
   const boost::json::value* name = meta ? meta->if_contains("name") : nullptr;
+  // Each kind has its own name rules (RBAC names may hold ':' and capitals), which the members'
+  // API servers check; every kind's name is a path segment.
   if (!name || !name->is_string() || name->as_string().empty()) {
     errors.required("spec.template.metadata.name");
-  } else {
-    errors.dns1123Subdomain("spec.template.metadata.name", std::string(name->as_string()));
+  } else if (const std::string_view n = name->as_string();
+             n == "." || n == ".." || n.find('/') != std::string_view::npos ||
+             n.find('%') != std::string_view::npos) {
+    errors.add("spec.template.metadata.name",
+               "Invalid value: \"" + std::string(n) + "\": may not be '.' or '..' nor contain '/' or '%'");
   }
   const boost::json::value* tns = meta ? meta->if_contains("namespace") : nullptr;
   const std::string templateNs = tns && tns->is_string() ? std::string(tns->as_string()) : "";

@@ -55,11 +55,23 @@ HealthReport namespaceHealth(const json::object& ns) {
   return {Health::kProgressing, "phase " + phase};
 }
 
+bool tokenOf(const json::value& ref, const std::string& prefix) {
+  const json::object* o = ref.if_object();
+  return o && u::stringAt(*o, {"name"}).rfind(prefix, 0) == 0;
+}
+
 // A ServiceAccount's `secrets` list names token Secrets each cluster mints for itself (before
-// Kubernetes 1.24, and for accounts that still ask for one): the member's list is kept, never
-// replaced by the host's.
+// Kubernetes 1.24, and for accounts that still ask for one, "<account>-token-<suffix>"): the
+// member's token entries are kept beside the user's entries, which follow the host.
 void retainServiceAccountSecrets(json::object& desired, const json::object& live) {
-  if (const json::value* secrets = live.if_contains("secrets")) desired["secrets"] = *secrets;
+  const json::array* memberSecrets = u::findArray(live, {"secrets"});
+  if (memberSecrets == nullptr) return;
+  const std::string prefix = u::stringAt(desired, {"metadata", "name"}) + "-token-";
+  json::array merged;
+  if (const json::array* own = u::findArray(desired, {"secrets"})) merged = *own;
+  for (const auto& s : *memberSecrets)
+    if (tokenOf(s, prefix)) merged.push_back(s);
+  if (!merged.empty()) desired["secrets"] = std::move(merged);
 }
 
 void pruneServiceAccount(json::object& sa) {
@@ -69,11 +81,8 @@ void pruneServiceAccount(json::object& sa) {
   if (secrets == nullptr || !secrets->is_array()) return;
   const std::string prefix = u::stringAt(sa, {"metadata", "name"}) + "-token-";
   json::array kept;
-  for (const auto& s : secrets->as_array()) {
-    const json::object* ref = s.if_object();
-    if (ref && u::stringAt(*ref, {"name"}).rfind(prefix, 0) == 0) continue;
-    kept.push_back(s);
-  }
+  for (const auto& s : secrets->as_array())
+    if (!tokenOf(s, prefix)) kept.push_back(s);
   if (kept.empty())
     sa.erase("secrets");
   else

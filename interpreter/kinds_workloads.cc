@@ -1,6 +1,8 @@
 // Workload kinds: the Deployment (docs/design.md §3.8). StatefulSet, Job, CronJob and DaemonSet
 // come with their own semantics later (docs/operator.md, "Kinds").
 #include <boost/json/value.hpp>
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "api/json_codec.h"
@@ -14,8 +16,10 @@ namespace u = api::unstructured;
 
 namespace {
 
+// A replica count as a member reports it, kept to int32's range (what Kubernetes allows): a
+// hostile member cannot overflow the sums below.
 int64_t count(const json::object& o, std::initializer_list<std::string_view> path) {
-  return u::intAt(o, path).value_or(0);
+  return std::clamp<int64_t>(u::intAt(o, path).value_or(0), 0, INT32_MAX);
 }
 
 // A pod template's per-replica requirements; a template that does not decode asks for nothing

@@ -58,6 +58,26 @@ TEST(FederateObject, ANamespacedSourceGetsAFederatedObjectNamedAfterItsKind) {
   EXPECT_EQ(federatedName("web", "Secret"), "web-secret");
 }
 
+TEST(FederateObject, FederatedNamesAreValidAndDistinctAcrossKindsGroupsAndOddNames) {
+  EXPECT_EQ(federatedName("web", "Service"), "web-service");
+  EXPECT_EQ(federatedName("reader", "ClusterRole", "rbac.authorization.k8s.io"), "reader-clusterrole");
+  const std::string knative = federatedName("web", "Service", "serving.knative.dev");
+  EXPECT_NE(knative, "web-service");
+  EXPECT_EQ(knative.rfind("web-service-", 0), 0u) << knative;
+  // RBAC names may hold ':' and capitals: cleaned, and still distinct.
+  const std::string a = federatedName("system:Controller:Foo", "ClusterRole", "rbac.authorization.k8s.io");
+  const std::string b = federatedName("system:controller:foo", "ClusterRole", "rbac.authorization.k8s.io");
+  EXPECT_EQ(a.rfind("system-controller-foo-clusterrole-", 0), 0u) << a;
+  EXPECT_NE(a, b);
+  // Too long once suffixed: shortened to 253 with the hash.
+  const std::string longName(250, 'a');
+  const std::string shortened = federatedName(longName, "ConfigMap");
+  EXPECT_LE(shortened.size(), 253u);
+  EXPECT_NE(shortened, federatedName(std::string(251, 'a'), "ConfigMap"));
+  for (const std::string& n : {a, b, knative, shortened})
+    for (char c : n) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.') << n;
+}
+
 TEST(FederateObject, AClusterScopedSourceGetsAClusterFederatedObject) {
   const json::object role = parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
       "metadata":{"name":"reader","uid":"uid-r"},"rules":[]})");

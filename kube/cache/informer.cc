@@ -255,7 +255,9 @@ asio::awaitable<void> run(StatePtr s) {
       const std::chrono::nanoseconds wait = backoff;
       co_await backoffSleep(s, wait);
       backoff = nextBackoff(backoff, s->options);
-    } else {
+    } else if (std::chrono::steady_clock::now() - listed >= s->options.quietRelist) {
+      // A watch that ended normally resets the backoff only after a quiet while: a server that
+      // alternates "end the watch" and "410" must not keep every relist at the first step.
       backoff = s->options.initialBackoff;
     }
   }

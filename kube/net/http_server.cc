@@ -38,6 +38,11 @@ namespace {
 constexpr auto kAwait = asio::as_tuple(asio::use_awaitable);
 // Oversized bodies up to this size are read and dropped before the 413 is sent.
 constexpr uint64_t kMaxDrainedBody = uint64_t{64} << 20;
+// What a connection's read buffer may hold: a whole header, and some framing beyond it.
+constexpr size_t kMaxBufferedFraming = (64 + 16) * 1024;
+// Bodies are read in pieces of this size (from the heap: a coroutine frame holds its arrays for
+// the connection's whole life, idle or not).
+constexpr size_t kBodyPiece = 16 * 1024;
 
 HttpResponse defaultErrorResponse(int status, const std::string& message) {
   return HttpResponse{status, {{"Content-Type", "text/plain; charset=utf-8"}}, message + "\n"};
@@ -231,7 +236,10 @@ class Exchange final : public HttpExchange {
 template <class Stream>
 asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream& lowest,
                                               std::string commonName, std::atomic<bool>& idle) {
-  beast::flat_buffer buffer;
+  // Bounded: the header (64 KiB) and chunk framing are read through it, and Beast limits neither
+  // a chunk extension nor trailers: a request with an endless one fails with buffer_overflow
+  // instead of growing this (docs/security.md, M2). Bodies go to `received`, not here.
+  beast::flat_buffer buffer(kMaxBufferedFraming);
   bool first = true;
   while (!stopped) {
     // One deadline per request, for header, 100-continue and body together. The first request
@@ -272,7 +280,7 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
       // reset instead of the 413.
       if (*length <= kMaxDrainedBody && !continueExpected) {
         http::request_parser<http::buffer_body> drain(std::move(parser));
-        std::array<char, 16 * 1024> scratch;
+        std::vector<char> scratch(kBodyPiece);
         while (!drain.is_done()) {
           drain.get().body().data = scratch.data();
           drain.get().body().size = scratch.size();
@@ -312,7 +320,7 @@ asio::awaitable<void> HttpServer::Impl::serve(Stream& stream, beast::tcp_stream&
     } reservation{bufferedBodies};
     http::request_parser<http::buffer_body> body(std::move(parser));
     std::string received;
-    std::array<char, 64 * 1024> scratch;
+    std::vector<char> scratch(kBodyPiece);
     int refusal = 0;  // 413 or 503 once the body cannot be held
     while (!body.is_done()) {
       body.get().body().data = scratch.data();

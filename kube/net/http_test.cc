@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -246,6 +247,32 @@ TEST_F(Fixture, BodiesBeyondTheServerWideBudgetAre503) {
     return r && r->status == 200;
   }));
   for (int fd : silent) ::close(fd);
+}
+
+// docs/security.md M2: Beast bounds neither a chunk extension nor trailers; the connection's read
+// buffer is bounded instead, so an endless one closes the connection rather than growing memory.
+TEST_F(Fixture, AnEndlessChunkExtensionClosesTheConnection) {
+  HttpServerOptions options;
+  options.requestTimeout = 30s;  // far beyond the test: only the buffer bound can end it
+  auto server = startServer(options);
+  const int fd = connectTo(server->port());
+  ASSERT_GE(fd, 0);
+  timeval bound{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
+  const std::string head =
+      "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1;ext=";
+  ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  const std::string more(16 * 1024, 'a');
+  for (int i = 0; i < 16; ++i)  // 256 KiB of one extension; a send may fail once it is closed
+    if (::send(fd, more.data(), more.size(), MSG_NOSIGNAL) < 0) break;
+  char scratch[256];
+  const ssize_t n = ::recv(fd, scratch, sizeof(scratch), 0);
+  const int err = errno;
+  ::close(fd);
+  // Closed (EOF or reset), not a receive timeout of a server still reading.
+  EXPECT_TRUE(n == 0 || (n < 0 && err == ECONNRESET)) << "recv " << n << " errno " << err;
+  EXPECT_EQ(requests, 0);
+  EXPECT_EQ(server->bufferedBodyBytes(), 0u);
 }
 
 // docs/security.md M2: on a kept-alive connection, the request deadline starts at the next
