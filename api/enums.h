@@ -28,14 +28,15 @@ inline constexpr std::array<std::string_view, 6> kJsonPatchOp = {"add",  "remove
                                                                  "move", "copy",   "test"};
 // Conflict: an object Flotilla does not manage is in the way on the member (docs/operator.md).
 inline constexpr std::array<std::string_view, 7> kPropagation = {
-    "OK",           "PendingCreate",   "CreationFailed", "UpdateFailed",
-    "DeletionFailed", "ClusterNotReady", "Conflict"};
+    "OK",           "PendingCreate",  "CreationFailed",
+    "UpdateFailed", "DeletionFailed", "ClusterNotReady",
+    "Conflict"};
 inline constexpr std::array<std::string_view, 5> kScheduleType = {
     "FirstSchedule", "ReconcileSchedule", "ScaleSchedule", "FailoverSchedule", "MigrationSchedule"};
 inline constexpr std::array<std::string_view, 2> kPolicyKind = {"PropagationPolicy",
                                                                 "ClusterPropagationPolicy"};
 inline constexpr std::array<std::string_view, 4> kHealth = {"Healthy", "Progressing", "Unhealthy",
-                                                             "Unknown"};
+                                                            "Unknown"};
 inline constexpr std::array<std::string_view, 3> kConditionStatus = {"True", "False", "Unknown"};
 
 // Scheduler plugins by extension point (docs/design.md §4.3). The scheduler's registry registers

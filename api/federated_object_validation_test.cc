@@ -84,17 +84,20 @@ TEST(FederatedObjectValidation, Rules) {
     std::vector<std::string> want;
   };
   const Case cases[] = {
-      {"no apiVersion, kind or name", R"({"metadata":{}})",
+      {"no apiVersion, kind or name",
+       R"({"metadata":{}})",
        {"spec.template.apiVersion: Required value", "spec.template.kind: Required value",
         "spec.template.metadata.name: Required value"}},
       {"another namespace",
        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"other"}})",
        {"spec.template.metadata.namespace: Invalid value: \"other\": must be the "
         "FederatedObject's namespace \"shop\""}},
-      {"a path in the name", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a/b"}})",
+      {"a path in the name",
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a/b"}})",
        {"spec.template.metadata.name: Invalid value: \"a/b\": may not be '.' or '..' nor contain "
         "'/' or '%'"}},
-      {"an RBAC name", R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
+      {"an RBAC name",
+       R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
            "metadata":{"name":"system:Reader"}})",
        {}},
       {"flotilla's own",
@@ -106,7 +109,8 @@ TEST(FederatedObjectValidation, Rules) {
            "metadata":{"name":"t"}})",
        {"spec.template.kind: Forbidden: never propagated: ServiceAccount token Secrets are minted "
         "by each cluster for its own ServiceAccounts"}},
-      {"a Deployment", R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}})",
+      {"a Deployment",
+       R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}})",
        {"spec.template.kind: Forbidden: a Deployment's federated form is a FederatedDeployment"}},
   };
   for (const auto& c : cases) {
@@ -139,7 +143,8 @@ TEST(ClusterFederatedObjectValidation, TheTemplateIsClusterScoped) {
 TEST(ClusterResourceBindingValidation, SameRulesAsAResourceBindingClusterScoped) {
   ClusterResourceBinding b;
   b.metadata.name = "reader-clusterrole";
-  b.spec.resource = {"flotilla.io/v1alpha1", "ClusterFederatedObject", "", "reader-clusterrole", ""};
+  b.spec.resource = {"flotilla.io/v1alpha1", "ClusterFederatedObject", "", "reader-clusterrole",
+                     ""};
   setDefaults(b);
   EXPECT_TRUE(validate(b).empty()) << fields(validate(b)).front();
   ASSERT_TRUE(b.spec.placement.replicaScheduling);  // the placement defaults

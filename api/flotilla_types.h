@@ -257,8 +257,8 @@ struct ClusterObjectStatus {
 
 struct FederatedObjectStatus {
   std::vector<ClusterObjectStatus> clusters;  // sorted by name
-  std::string healthy;       // "healthy/targeted" clusters, for the HEALTHY printer column
-  std::string clusterNames;  // "member1,member2", for the CLUSTERS printer column
+  std::string healthy;                // "healthy/targeted" clusters, for the HEALTHY printer column
+  std::string clusterNames;           // "member1,member2", for the CLUSTERS printer column
   std::vector<Condition> conditions;  // Propagated, Healthy
   int64_t observedGeneration = 0;
 };

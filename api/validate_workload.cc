@@ -2,8 +2,8 @@
 // (Cluster)ResourceBinding, and the native Deployment fields Flotilla reads.
 #include <set>
 
-#include "api/validation.h"
 #include "api/unstructured.h"
+#include "api/validation.h"
 #include "api/validation_util.h"
 
 namespace flotilla::api {
@@ -93,7 +93,8 @@ void validateTemplate(const boost::json::object& tmpl, const std::string& ns, bo
   const boost::json::value* kind = tmpl.if_contains("kind");
   if (!apiVersion || !apiVersion->is_string() || apiVersion->as_string().empty())
     errors.required("spec.template.apiVersion");
-  if (!kind || !kind->is_string() || kind->as_string().empty()) errors.required("spec.template.kind");
+  if (!kind || !kind->is_string() || kind->as_string().empty())
+    errors.required("spec.template.kind");
   const boost::json::value* metadata = tmpl.if_contains("metadata");
   const boost::json::object* meta = metadata ? metadata->if_object() : nullptr;
   const boost::json::value* name = meta ? meta->if_contains("name") : nullptr;
@@ -101,11 +102,12 @@ void validateTemplate(const boost::json::object& tmpl, const std::string& ns, bo
   // API servers check; every kind's name is a path segment.
   if (!name || !name->is_string() || name->as_string().empty()) {
     errors.required("spec.template.metadata.name");
-  } else if (const std::string_view n = name->as_string();
-             n == "." || n == ".." || n.find('/') != std::string_view::npos ||
-             n.find('%') != std::string_view::npos) {
-    errors.add("spec.template.metadata.name",
-               "Invalid value: \"" + std::string(n) + "\": may not be '.' or '..' nor contain '/' or '%'");
+  } else if (const std::string_view n = name->as_string(); n == "." || n == ".." ||
+                                                           n.find('/') != std::string_view::npos ||
+                                                           n.find('%') != std::string_view::npos) {
+    errors.add(
+        "spec.template.metadata.name",
+        "Invalid value: \"" + std::string(n) + "\": may not be '.' or '..' nor contain '/' or '%'");
   }
   const boost::json::value* tns = meta ? meta->if_contains("namespace") : nullptr;
   const std::string templateNs = tns && tns->is_string() ? std::string(tns->as_string()) : "";
@@ -200,8 +202,7 @@ void validateBindingSpec(const ResourceBindingSpec& spec, const ResourceBindingS
       errors.add(field + ".name", "Duplicate value: \"" + spec.clusters[i].name + "\"");
     }
   }
-  errors.oneOfOrEmpty("status.lastScheduleType", status.lastScheduleType,
-                      enums::kScheduleType);
+  errors.oneOfOrEmpty("status.lastScheduleType", status.lastScheduleType, enums::kScheduleType);
 }
 }  // namespace
 

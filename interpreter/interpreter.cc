@@ -47,7 +47,8 @@ json::object Interpreter::memberTemplate(const json::object& source) const {
     for (const char* key : {"name", "namespace", "labels", "annotations"}) {
       if (auto* v = metadata->as_object().if_contains(key)) kept[key] = *v;
     }
-    if (auto* annotations = kept.if_contains("annotations"); annotations && annotations->is_object()) {
+    if (auto* annotations = kept.if_contains("annotations");
+        annotations && annotations->is_object()) {
       annotations->as_object().erase("kubectl.kubernetes.io/last-applied-configuration");
       if (annotations->as_object().empty()) kept.erase("annotations");
     }

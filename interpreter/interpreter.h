@@ -83,8 +83,8 @@ class Interpreter {
   void retain(boost::json::object& desired, const boost::json::object& live) const;
   // Health of one member's object; null: not there (Unknown).
   HealthReport health(const boost::json::object* member) const;
-  std::optional<boost::json::object> aggregateStatus(const boost::json::object& source,
-                                                     const std::vector<MemberObject>& members) const;
+  std::optional<boost::json::object> aggregateStatus(
+      const boost::json::object& source, const std::vector<MemberObject>& members) const;
 
  private:
   const KindEntry& entry_;

@@ -51,7 +51,8 @@ TEST(Interpreter, MemberTemplateKeepsWhatTheUserWroteAndDropsWhatTheServerSet) {
 }
 
 TEST(Interpreter, AnObjectBeingDeletedIsProgressing) {
-  const json::object cm = parse(R"({"metadata":{"name":"c","deletionTimestamp":"2026-01-01T00:00:00Z"}})");
+  const json::object cm =
+      parse(R"({"metadata":{"name":"c","deletionTimestamp":"2026-01-01T00:00:00Z"}})");
   EXPECT_EQ(Registry::builtIn().of("v1", "ConfigMap").health(&cm).health, Health::kProgressing);
 }
 

@@ -39,10 +39,12 @@ HealthReport claimHealth(const json::object& pvc) {
 
 // The host claim shows Bound only when every member's is; otherwise the first member phase that
 // is not (Lost before Pending), so a user sees what holds the workload back.
-std::optional<json::object> claimStatus(const json::object&, const std::vector<MemberObject>& members) {
+std::optional<json::object> claimStatus(const json::object&,
+                                        const std::vector<MemberObject>& members) {
   std::string phase;
   for (const auto& m : members) {
-    const std::string p = m.object ? u::stringAt(*m.object, {"status", "phase"}, "Pending") : "Pending";
+    const std::string p =
+        m.object ? u::stringAt(*m.object, {"status", "phase"}, "Pending") : "Pending";
     if (p == "Lost" || phase.empty() || (phase == "Bound" && p != "Bound")) phase = p;
   }
   if (phase.empty()) return std::nullopt;
@@ -106,7 +108,10 @@ void addCoreKinds(Registry& registry) {
   registry.add(KindEntry{.group = "",
                          .kind = "Namespace",
                          // The namespace controller's finalizer, set by each cluster's API server.
-                         .prune = [](json::object& ns) { u::erase(ns, {"spec", "finalizers"}); },
+                         .prune =
+                             [](json::object& ns) {
+                               u::erase(ns, {"spec", "finalizers"});
+                             },
                          .health = namespaceHealth});
 }
 

@@ -46,8 +46,10 @@ TEST(CoreEntries, AClaimLosesTheHostsVolumeBindingAndReportsItsPhase) {
   EXPECT_EQ(claim.health(&pending), (HealthReport{Health::kProgressing, "phase Pending"}));
   EXPECT_EQ(claim.health(&lost).health, Health::kUnhealthy);
   // Bound only when every member's is; Lost wins over Pending; a missing member is Pending.
-  EXPECT_EQ(*claim.aggregateStatus(pvc, {{"a", &bound}, {"b", &bound}}), parse(R"({"phase":"Bound"})"));
-  EXPECT_EQ(*claim.aggregateStatus(pvc, {{"a", &bound}, {"b", nullptr}}), parse(R"({"phase":"Pending"})"));
+  EXPECT_EQ(*claim.aggregateStatus(pvc, {{"a", &bound}, {"b", &bound}}),
+            parse(R"({"phase":"Bound"})"));
+  EXPECT_EQ(*claim.aggregateStatus(pvc, {{"a", &bound}, {"b", nullptr}}),
+            parse(R"({"phase":"Pending"})"));
   EXPECT_EQ(*claim.aggregateStatus(pvc, {{"a", &pending}, {"b", &lost}, {"c", &bound}}),
             parse(R"({"phase":"Lost"})"));
 }
@@ -78,9 +80,11 @@ TEST(CoreEntries, AServiceAccountKeepsItsMembersTokenSecretsAndTheUsersOwn) {
   // removed on the host and "extra" added).
   const json::object live = parse(R"({"secrets":[{"name":"web-token-zzzzz"},{"name":"old"}]})");
   accounts.retain(desired, live);
-  EXPECT_EQ(desired.at("secrets"), parse(R"({"s":[{"name":"extra"},{"name":"web-token-zzzzz"}]})").at("s"));
+  EXPECT_EQ(desired.at("secrets"),
+            parse(R"({"s":[{"name":"extra"},{"name":"web-token-zzzzz"}]})").at("s"));
   // Only the host's tokens: the list goes altogether.
-  const json::object tokensOnly = parse(R"({"metadata":{"name":"web"},"secrets":[{"name":"web-token-1"}]})");
+  const json::object tokensOnly =
+      parse(R"({"metadata":{"name":"web"},"secrets":[{"name":"web-token-1"}]})");
   EXPECT_FALSE(accounts.memberTemplate(tokensOnly).contains("secrets"));
 }
 
@@ -91,7 +95,8 @@ TEST(RbacEntries, AnAggregatedClusterRolesRulesAreTheMembersOwn) {
       "rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}]})");
   json::object desired = roles.memberTemplate(aggregated);
   EXPECT_FALSE(desired.contains("rules"));
-  const json::object live = parse(R"({"rules":[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get"]}]})");
+  const json::object live =
+      parse(R"({"rules":[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get"]}]})");
   roles.retain(desired, live);
   EXPECT_EQ(desired.at("rules"), live.at("rules"));
   // A plain ClusterRole's rules are the user's: sent, and never replaced by the member's.
@@ -106,12 +111,15 @@ TEST(ExtensionEntries, ACrdIsHealthyOnceEstablished) {
   const Interpreter crds = of("apiextensions.k8s.io/v1", "CustomResourceDefinition");
   const json::object established = parse(R"({"status":{"conditions":[
       {"type":"NamesAccepted","status":"True"},{"type":"Established","status":"True"}]}})");
-  const json::object waiting = parse(R"({"status":{"conditions":[{"type":"NamesAccepted","status":"True"}]}})");
-  const json::object clash = parse(R"({"status":{"conditions":[{"type":"NamesAccepted","status":"False",
+  const json::object waiting =
+      parse(R"({"status":{"conditions":[{"type":"NamesAccepted","status":"True"}]}})");
+  const json::object clash =
+      parse(R"({"status":{"conditions":[{"type":"NamesAccepted","status":"False",
       "message":"\"widgets\" is already in use"},{"type":"Established","status":"False"}]}})");
   EXPECT_EQ(crds.health(&established).health, Health::kHealthy);
   EXPECT_EQ(crds.health(&waiting), (HealthReport{Health::kProgressing, "not established yet"}));
-  EXPECT_EQ(crds.health(&clash), (HealthReport{Health::kUnhealthy, "\"widgets\" is already in use"}));
+  EXPECT_EQ(crds.health(&clash),
+            (HealthReport{Health::kUnhealthy, "\"widgets\" is already in use"}));
 }
 
 }  // namespace

@@ -25,9 +25,8 @@ HealthReport crdHealth(const json::object& crd) {
 }  // namespace
 
 void addExtensionKinds(Registry& registry) {
-  registry.add(KindEntry{.group = "apiextensions.k8s.io",
-                         .kind = "CustomResourceDefinition",
-                         .health = crdHealth});
+  registry.add(KindEntry{
+      .group = "apiextensions.k8s.io", .kind = "CustomResourceDefinition", .health = crdHealth});
 }
 
 }  // namespace flotilla::interpreter

@@ -47,7 +47,8 @@ void readManagedFields(const json::object& service, Written& out) {
     const json::object* ports = u::findObject(*spec, {"f:ports"});
     if (ports == nullptr) continue;
     for (const auto& [key, fields] : *ports) {
-      if (!key.starts_with("k:") || !fields.is_object() || !fields.as_object().contains("f:nodePort"))
+      if (!key.starts_with("k:") || !fields.is_object() ||
+          !fields.as_object().contains("f:nodePort"))
         continue;
       boost::system::error_code ec;
       json::value parsed = json::parse(key.substr(2), ec);

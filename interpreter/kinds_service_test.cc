@@ -73,7 +73,8 @@ TEST(ServiceEntry, ServerSideAppliedLoadBalancerKeepsOnlyWhatTheApplierOwns) {
         "ports":[{"nodePort":31697,"port":80,"protocol":"TCP","targetPort":8080}],
         "selector":{"app":"x"},"sessionAffinity":"None","type":"LoadBalancer"}})");
   const json::object spec = service().memberTemplate(lb).at("spec").as_object();
-  for (const char* gone : {"clusterIP", "clusterIPs", "healthCheckNodePort", "ipFamilies", "ipFamilyPolicy"})
+  for (const char* gone :
+       {"clusterIP", "clusterIPs", "healthCheckNodePort", "ipFamilies", "ipFamilyPolicy"})
     EXPECT_FALSE(spec.contains(gone)) << gone;
   EXPECT_FALSE(spec.at("ports").as_array()[0].as_object().contains("nodePort"));
   EXPECT_EQ(spec.at("externalTrafficPolicy"), "Local");
@@ -93,13 +94,17 @@ TEST(ServiceEntry, ALoadBalancerIsHealthyWithAnIngressAndTheHostListsEveryMember
       "status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.1"}]}}})");
   const json::object b = parse(R"({"spec":{"type":"LoadBalancer"},
       "status":{"loadBalancer":{"ingress":[{"hostname":"lb.example"},{"ip":"192.0.2.1"}]}}})");
-  const json::object waiting = parse(R"({"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{}}})");
+  const json::object waiting =
+      parse(R"({"spec":{"type":"LoadBalancer"},"status":{"loadBalancer":{}}})");
   EXPECT_EQ(service().health(&a).health, Health::kHealthy);
   EXPECT_EQ(service().health(&waiting),
             (HealthReport{Health::kProgressing, "waiting for the cluster's load balancer"}));
-  EXPECT_EQ(*service().aggregateStatus(source, {{"m1", &a}, {"m2", &b}, {"m3", &waiting}, {"m4", nullptr}}),
-            parse(R"({"loadBalancer":{"ingress":[{"ip":"192.0.2.1"},{"hostname":"lb.example"}]}})"));
-  EXPECT_EQ(*service().aggregateStatus(source, {{"m3", &waiting}}), parse(R"({"loadBalancer":{}})"));
+  EXPECT_EQ(
+      *service().aggregateStatus(source,
+                                 {{"m1", &a}, {"m2", &b}, {"m3", &waiting}, {"m4", nullptr}}),
+      parse(R"({"loadBalancer":{"ingress":[{"ip":"192.0.2.1"},{"hostname":"lb.example"}]}})"));
+  EXPECT_EQ(*service().aggregateStatus(source, {{"m3", &waiting}}),
+            parse(R"({"loadBalancer":{}})"));
   // Other types have no status of the members' to show.
   const json::object clusterIp = parse(R"({"spec":{"type":"ClusterIP"}})");
   EXPECT_EQ(service().aggregateStatus(clusterIp, {{"m1", &a}}), std::nullopt);

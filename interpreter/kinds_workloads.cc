@@ -1,7 +1,7 @@
 // Workload kinds: the Deployment (docs/design.md §3.8). StatefulSet, Job, CronJob and DaemonSet
 // come with their own semantics later (docs/operator.md, "Kinds").
-#include <boost/json/value.hpp>
 #include <algorithm>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <string>
 
@@ -46,7 +46,8 @@ HealthReport deploymentHealth(const json::object& d) {
                 std::to_string(generation) + " yet"};
   if (const json::object* progressing = u::condition(d, "Progressing");
       progressing && u::stringAt(*progressing, {"reason"}) == "ProgressDeadlineExceeded")
-    return {Health::kUnhealthy, u::stringAt(*progressing, {"message"}, "progress deadline exceeded")};
+    return {Health::kUnhealthy,
+            u::stringAt(*progressing, {"message"}, "progress deadline exceeded")};
   const int64_t wanted = u::intAt(d, {"spec", "replicas"}).value_or(1);
   const int64_t updated = count(d, {"status", "updatedReplicas"});
   const int64_t total = count(d, {"status", "replicas"});
@@ -62,8 +63,8 @@ HealthReport deploymentHealth(const json::object& d) {
 std::optional<json::object> deploymentStatus(const json::object&,
                                              const std::vector<MemberObject>& members) {
   json::object status;
-  for (const char* field :
-       {"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"}) {
+  for (const char* field : {"replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
+                            "unavailableReplicas"}) {
     int64_t sum = 0;
     for (const auto& m : members)
       if (m.object) sum += count(*m.object, {"status", field});
@@ -82,7 +83,8 @@ void addWorkloadKinds(Registry& registry) {
         return static_cast<int32_t>(u::intAt(o, {"spec", "replicas"}).value_or(1));
       },
       .requirements = templateRequirements,
-      .reviseReplicas = [](json::object& o, int32_t n) { u::ensureObject(o, {"spec"})["replicas"] = n; },
+      .reviseReplicas = [](json::object& o,
+                           int32_t n) { u::ensureObject(o, {"spec"})["replicas"] = n; },
       .prune = {},
       .retain = {},
       .health = deploymentHealth,

@@ -58,7 +58,8 @@ TEST(DeploymentEntry, HealthAsRolloutStatusReadsIt) {
       {"generation not observed",
        R"({"metadata":{"generation":3},"spec":{"replicas":3},"status":{"observedGeneration":2,
            "replicas":3,"updatedReplicas":3,"availableReplicas":3}})",
-       Health::kProgressing, "the member's deployment controller has not observed generation 3 yet"},
+       Health::kProgressing,
+       "the member's deployment controller has not observed generation 3 yet"},
       {"updating",
        R"({"metadata":{"generation":2},"spec":{"replicas":3},"status":{"observedGeneration":2,
            "replicas":4,"updatedReplicas":1,"availableReplicas":3}})",
@@ -87,7 +88,8 @@ TEST(DeploymentEntry, HealthAsRolloutStatusReadsIt) {
 }
 
 TEST(DeploymentEntry, HostStatusSumsTheMembers) {
-  const json::object a = parse(R"({"status":{"replicas":2,"readyReplicas":2,"availableReplicas":2,"updatedReplicas":2}})");
+  const json::object a = parse(
+      R"({"status":{"replicas":2,"readyReplicas":2,"availableReplicas":2,"updatedReplicas":2}})");
   const json::object b = parse(R"({"status":{"replicas":3,"readyReplicas":1,"availableReplicas":1,
       "updatedReplicas":3,"unavailableReplicas":2}})");
   const auto status = deployment().aggregateStatus({}, {{"m1", &a}, {"m2", &b}, {"m3", nullptr}});

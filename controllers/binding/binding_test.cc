@@ -5,8 +5,8 @@
 #include "api/conditions.h"
 #include "api/json_codec.h"
 #include "api/test_util.h"
-#include "interpreter/pod_requests.h"
 #include "api/validation.h"
+#include "interpreter/pod_requests.h"
 
 namespace flotilla::controllers::binding {
 namespace {
@@ -121,7 +121,8 @@ api::ResourceBinding stored(const BindingDecision& decision) {
 
 TEST(BindingTest, ReplicaRequirements) {
   const auto f = fd();
-  const api::ReplicaRequirements r = interpreter::replicaRequirements(f.spec.template_.spec.template_);
+  const api::ReplicaRequirements r =
+      interpreter::replicaRequirements(f.spec.template_.spec.template_);
   // cpu: max(init 1, 200m+100m) + 50m overhead; memory: max(32Mi, 192Mi).
   EXPECT_EQ(r.resourceRequest, (api::ResourceList{{"cpu", q("1050m")}, {"memory", q("192Mi")}}));
   EXPECT_EQ(r.nodeSelector, (std::map<std::string, std::string>{{"disktype", "ssd"}}));

@@ -2,8 +2,8 @@
 
 #include <boost/json.hpp>
 
-#include "interpreter/pod_requests.h"
 #include "controllers/common/typed.h"
+#include "interpreter/pod_requests.h"
 
 namespace flotilla::controllers::cluster {
 namespace json = boost::json;

@@ -60,7 +60,8 @@ void watchClusterReadiness(kube::Controller& controller, kube::SharedInformer& c
       clusters,
       [&bindings](const kube::ObjectPtr& fc) {
         std::vector<std::string> keys;
-        for (const auto& rb : bindings.store().byIndex(kBindingsByClusterIndex, kube::objectKey(*fc)))
+        for (const auto& rb :
+             bindings.store().byIndex(kBindingsByClusterIndex, kube::objectKey(*fc)))
           keys.push_back(kube::objectKey(*rb));
         return keys;
       },

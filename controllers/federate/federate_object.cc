@@ -27,8 +27,9 @@ std::map<std::string, std::string> stringMap(const json::object& o, u::Path path
 }
 
 bool controlledBy(const api::FederatedObject& fo, const std::string& uid) {
-  return std::any_of(fo.metadata.ownerReferences.begin(), fo.metadata.ownerReferences.end(),
-                     [&](const api::OwnerReference& r) { return r.controller.value_or(false) && r.uid == uid; });
+  return std::any_of(
+      fo.metadata.ownerReferences.begin(), fo.metadata.ownerReferences.end(),
+      [&](const api::OwnerReference& r) { return r.controller.value_or(false) && r.uid == uid; });
 }
 
 // Flotilla's own labels and annotations stay on the host: they name host policies.
@@ -97,8 +98,8 @@ bool kubernetesGroup(std::string_view group) {
 bool validName(std::string_view name) {
   if (name.empty() || name.size() > 253) return false;
   for (char c : name)
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-          c == '-' || c == '.'))
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.'))
       return false;
   return std::isalnum(static_cast<unsigned char>(name.front())) &&
          std::isalnum(static_cast<unsigned char>(name.back()));
@@ -118,8 +119,9 @@ std::string federatedName(std::string_view name, std::string_view kind, std::str
     const unsigned char u = static_cast<unsigned char>(c);
     cleaned += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : (c == '.' ? '.' : '-');
   }
-  const std::string tail = suffix + "-" + shortHash(std::string(group) + "/" + std::string(kind) +
-                                                    "/" + std::string(name));
+  const std::string tail =
+      suffix + "-" +
+      shortHash(std::string(group) + "/" + std::string(kind) + "/" + std::string(name));
   cleaned = cleaned.substr(0, 253 - tail.size());
   while (!cleaned.empty() && !std::isalnum(static_cast<unsigned char>(cleaned.front())))
     cleaned.erase(0, 1);
@@ -158,8 +160,8 @@ ObjectDecision decideFederatedObject(const json::object& source,
                                           u::stringAt(source, {"kind"}), &source);
   if (never) {
     intent.wanted = false;
-    intent.message = u::stringAt(source, {"kind"}) + " " + u::stringAt(source, {"metadata", "name"}) +
-                     " is never propagated: " + *never;
+    intent.message = u::stringAt(source, {"kind"}) + " " +
+                     u::stringAt(source, {"metadata", "name"}) + " is never propagated: " + *never;
   }
 
   // Being deleted (its finalizer is cleaning the members): nothing to write until it is gone.
@@ -171,8 +173,8 @@ ObjectDecision decideFederatedObject(const json::object& source,
   decideWrite(
       out, existing, owned, intent,
       [&] {
-        return existing->kind + " " + existing->metadata.name + " exists and is not controlled by " +
-               sourceText + "; leaving it alone";
+        return existing->kind + " " + existing->metadata.name +
+               " exists and is not controlled by " + sourceText + "; leaving it alone";
       },
       [&](api::FederatedObject& fo) { apply(fo, source, intent.policyValue, interpreter); });
   return out;

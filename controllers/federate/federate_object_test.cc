@@ -54,19 +54,23 @@ TEST(FederateObject, ANamespacedSourceGetsAFederatedObjectNamedAfterItsKind) {
   // The template: what members receive, without Flotilla's own keys or server-set metadata.
   EXPECT_EQ(fo.spec.template_, parse(R"({"apiVersion":"v1","kind":"ConfigMap",
       "metadata":{"name":"web","namespace":"shop","labels":{"app":"web"},"annotations":{"team":"a"}},
-      "data":{"k":"v"}})")) << json::serialize(fo.spec.template_);
+      "data":{"k":"v"}})"))
+      << json::serialize(fo.spec.template_);
   EXPECT_EQ(federatedName("web", "Secret"), "web-secret");
 }
 
 TEST(FederateObject, FederatedNamesAreValidAndDistinctAcrossKindsGroupsAndOddNames) {
   EXPECT_EQ(federatedName("web", "Service"), "web-service");
-  EXPECT_EQ(federatedName("reader", "ClusterRole", "rbac.authorization.k8s.io"), "reader-clusterrole");
+  EXPECT_EQ(federatedName("reader", "ClusterRole", "rbac.authorization.k8s.io"),
+            "reader-clusterrole");
   const std::string knative = federatedName("web", "Service", "serving.knative.dev");
   EXPECT_NE(knative, "web-service");
   EXPECT_EQ(knative.rfind("web-service-", 0), 0u) << knative;
   // RBAC names may hold ':' and capitals: cleaned, and still distinct.
-  const std::string a = federatedName("system:Controller:Foo", "ClusterRole", "rbac.authorization.k8s.io");
-  const std::string b = federatedName("system:controller:foo", "ClusterRole", "rbac.authorization.k8s.io");
+  const std::string a =
+      federatedName("system:Controller:Foo", "ClusterRole", "rbac.authorization.k8s.io");
+  const std::string b =
+      federatedName("system:controller:foo", "ClusterRole", "rbac.authorization.k8s.io");
   EXPECT_EQ(a.rfind("system-controller-foo-clusterrole-", 0), 0u) << a;
   EXPECT_NE(a, b);
   // Too long once suffixed: shortened to 253 with the hash.
@@ -75,11 +79,15 @@ TEST(FederateObject, FederatedNamesAreValidAndDistinctAcrossKindsGroupsAndOddNam
   EXPECT_LE(shortened.size(), 253u);
   EXPECT_NE(shortened, federatedName(std::string(251, 'a'), "ConfigMap"));
   for (const std::string& n : {a, b, knative, shortened})
-    for (char c : n) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.') << n;
+    for (char c : n)
+      EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) ||
+                  std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.')
+          << n;
 }
 
 TEST(FederateObject, AClusterScopedSourceGetsAClusterFederatedObject) {
-  const json::object role = parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
+  const json::object role =
+      parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
       "metadata":{"name":"reader","uid":"uid-r"},"rules":[]})");
   const ObjectDecision d = decide(role, nullptr, won({"ClusterPropagationPolicy", "", "rbac"}));
   ASSERT_EQ(d.action, Action::kCreate);
@@ -145,11 +153,12 @@ TEST(FederateObject, ATokenSecretIsNeverFederatedWhateverThePolicySays) {
   EXPECT_EQ(d.action, Action::kNone);
   api::FederatedObject owned;
   owned.metadata.name = "sa-token-secret";
-  owned.metadata.ownerReferences = {{.apiVersion = "v1", .kind = "Secret", .name = "sa-token",
-                                     .uid = "u-t", .controller = true}};
+  owned.metadata.ownerReferences = {
+      {.apiVersion = "v1", .kind = "Secret", .name = "sa-token", .uid = "u-t", .controller = true}};
   const ObjectDecision gone = decide(token, &owned, won());
   EXPECT_EQ(gone.action, Action::kDelete);
-  EXPECT_NE(gone.message.find("is never propagated: ServiceAccount token Secrets"), std::string::npos)
+  EXPECT_NE(gone.message.find("is never propagated: ServiceAccount token Secrets"),
+            std::string::npos)
       << gone.message;
 }
 

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
 #include <filesystem>
 #include <thread>
 
