@@ -196,6 +196,61 @@ kubectl label fc member1 security-e2e- >/dev/null
 expect_eq "H1: no token reached the attacker" "$(awk '$3 != "-"' "$TLS_TRAP_LOG" "$HTTP_TRAP_LOG" | head -3)" ""
 
 # ---------------------------------------------------------------------------------------------
+# FederatedObject templates: what the operator would write on members, its author must be allowed
+# to write on the host. A tenant who may write FederatedObjects and ConfigMaps in their namespace,
+# not RoleBindings.
+# ---------------------------------------------------------------------------------------------
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: security-e2e-federator, namespace: $TEAM_A}
+rules:
+  - {apiGroups: [flotilla.io], resources: [federatedobjects], verbs: [get, list, create, update, patch]}
+  - {apiGroups: [""], resources: [configmaps], verbs: [create, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: security-e2e-federator, namespace: $TEAM_A}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: security-e2e-federator}
+subjects: [{kind: ServiceAccount, name: federator, namespace: $TEAM_A}]
+YAML
+FEDERATOR=$(tenant_kubeconfig "$TEAM_A/federator") || exit 1
+federated_rolebinding() {
+  kubectl --kubeconfig "$FEDERATOR" apply -f - 2>&1 <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedObject
+metadata: {name: me-admin-rolebinding, namespace: $TEAM_A}
+spec:
+  template:
+    apiVersion: rbac.authorization.k8s.io/v1
+    kind: RoleBinding
+    metadata: {name: me-admin}
+    roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+    subjects: [{kind: ServiceAccount, name: federator, namespace: $TEAM_A}]
+YAML
+}
+expected_template='cannot create RoleBinding "me-admin" in namespace'
+template_denied() { [[ $(federated_rolebinding) == *"$expected_template"* ]]; }
+eventually 30 template_denied
+out=$(federated_rolebinding)
+expect_contains "templates: a RoleBinding to cluster-admin in a FederatedObject is denied" "$out" "$expected_template"
+expect_contains "templates: and why" "$out" "a FederatedObject may hold only what its author may write on the host"
+expect_eq "templates: nothing stored" "$(kubectl get fo me-admin-rolebinding -n $TEAM_A -o name 2>/dev/null)" ""
+out=$(kubectl --kubeconfig "$FEDERATOR" apply -f - 2>&1 <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedObject
+metadata: {name: settings-configmap, namespace: $TEAM_A}
+spec:
+  template:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings}
+    data: {mode: fast}
+YAML
+)
+expect_contains "templates: a ConfigMap the tenant may create is admitted" "$out" "created"
+
+# ---------------------------------------------------------------------------------------------
 # M2: a thousand slow clients on the webhook port; kubectl's writes still go through at once.
 # ---------------------------------------------------------------------------------------------
 probe_policy() {  # probe_policy NAME: applies a PropagationPolicy; prints kubectl's words

@@ -61,6 +61,7 @@ TEST(RequiredAccess, CreateAsksForTheNamedSecretInItsDefaultedNamespace) {
   AccessCheck expected = kMember1Secret;
   expected.why =
       "spec.secretRef names it as the credentials the operator sends to https://attacker:443";
+  expected.rule = "only someone who may read the Secret may name it";
   EXPECT_EQ(r.requiredAccess[0], expected);
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "api/json_codec.h"
+#include "api/unstructured.h"
 #include "api/validation.h"
 #include "scheduler/framework/registry.h"
 #include "webhooks/defaults_patch.h"
@@ -107,11 +108,12 @@ Extra extraChecks(const api::ClusterPropagationPolicy& p, const ClusterView& c) 
   return policyWarnings(p, c);
 }
 
-// What the requesting user must be allowed to do themselves (docs/security.md, H1). Only
-// FederatedClusters ask: one names a credentials Secret the operator will read and send to the
-// cluster's apiEndpoint, so its author must be able to read that Secret, as the API server asks of
-// a Pod's author for a Secret the Pod mounts. Asked on create and whenever secretRef, apiEndpoint
-// or insecureSkipTLSVerify change (`old`: the object before an UPDATE, after defaulting).
+// What the requesting user must be allowed to do themselves (docs/security.md, H1). A
+// FederatedCluster names a credentials Secret the operator will read and send to the cluster's
+// apiEndpoint, so its author must be able to read that Secret, as the API server asks of a Pod's
+// author for a Secret the Pod mounts. Asked on create and whenever secretRef, apiEndpoint or
+// insecureSkipTLSVerify change (`old`: the object before an UPDATE, after defaulting). Federated
+// objects ask for their template (templateAccess below).
 template <class T>
 std::vector<AccessCheck> requiredAccess(const T&, const T*) {
   return {};
@@ -130,7 +132,69 @@ std::vector<AccessCheck> requiredAccess(const api::FederatedCluster& fc,
            .namespace_ = s.secretRef.namespace_,
            .name = s.secretRef.name,
            .why = "spec.secretRef names it as the credentials the operator sends to " +
-                  (s.apiEndpoint.empty() ? std::string("the cluster") : s.apiEndpoint)}};
+                  (s.apiEndpoint.empty() ? std::string("the cluster") : s.apiEndpoint),
+           .rule = "only someone who may read the Secret may name it"}};
+}
+
+// A federated object's template is written on the members with the operator's credentials: its
+// author must be allowed to write that object on the host themselves (docs/security.md,
+// "FederatedObject templates"), and for RBAC kinds, to bind the role a binding grants or to
+// escalate through a role (stricter than the API server, which also accepts holding every
+// permission of the role: that cannot be asked in one review). Asked on create and whenever the
+// template changes.
+std::vector<AccessCheck> templateAccess(const boost::json::object& tmpl, const std::string& ns,
+                                        bool namespaced, const boost::json::object* oldTmpl,
+                                        const std::string& ownKind) {
+  if (oldTmpl && *oldTmpl == tmpl) return {};
+  namespace u = api::unstructured;
+  const std::string apiVersion = u::stringAt(tmpl, {"apiVersion"});
+  const std::string kind = u::stringAt(tmpl, {"kind"});
+  const std::string name = u::stringAt(tmpl, {"metadata", "name"});
+  const std::string why = "spec.template holds it, which the operator writes on the members";
+  const std::string rule = "a " + ownKind + " may hold only what its author may write on the host";
+  std::vector<AccessCheck> out{{.verb = oldTmpl ? "update" : "create",
+                                .namespace_ = ns,
+                                .name = name,
+                                .why = why,
+                                .rule = rule,
+                                .apiVersion = apiVersion,
+                                .kind = kind,
+                                .namespaced = namespaced}};
+  if (u::groupOf(apiVersion) != "rbac.authorization.k8s.io") return out;
+  const std::string rbac = "rbac.authorization.k8s.io";
+  if (kind == "Role" || kind == "ClusterRole") {
+    out.push_back({.verb = "escalate",
+                   .group = rbac,
+                   .resource = kind == "Role" ? "roles" : "clusterroles",
+                   .namespace_ = ns,
+                   .name = name,
+                   .why = why + " and it grants permissions",
+                   .rule = "only someone who may escalate through roles may federate one"});
+  } else if (kind == "RoleBinding" || kind == "ClusterRoleBinding") {
+    const std::string roleKind = u::stringAt(tmpl, {"roleRef", "kind"});
+    out.push_back({.verb = "bind",
+                   .group = rbac,
+                   .resource = roleKind == "Role" ? "roles" : "clusterroles",
+                   .namespace_ = roleKind == "Role" || kind == "RoleBinding" ? ns : "",
+                   .name = u::stringAt(tmpl, {"roleRef", "name"}),
+                   .why = why + " and it binds that role",
+                   .rule = "only someone who may bind a role may federate a binding to it"});
+  }
+  return out;
+}
+
+template <>
+std::vector<AccessCheck> requiredAccess(const api::FederatedObject& fo,
+                                        const api::FederatedObject* old) {
+  return templateAccess(fo.spec.template_, fo.metadata.namespace_, true,
+                        old ? &old->spec.template_ : nullptr, "FederatedObject");
+}
+
+template <>
+std::vector<AccessCheck> requiredAccess(const api::ClusterFederatedObject& cfo,
+                                        const api::ClusterFederatedObject* old) {
+  return templateAccess(cfo.spec.template_, "", false, old ? &old->spec.template_ : nullptr,
+                        "ClusterFederatedObject");
 }
 
 template <class T>

@@ -55,9 +55,10 @@ void completeAdmission(HandledAdmission& handled, const std::vector<api::Result<
       handled.user.username.empty() ? std::string("system:anonymous") : handled.user.username;
   for (size_t i = 0; i < handled.pendingAccess.size(); ++i) {
     const AccessCheck& check = handled.pendingAccess[i];
-    const std::string what = check.verb + " " + check.resource +
-                             (check.group.empty() ? "" : "." + check.group) + " \"" + check.name +
-                             "\" in namespace \"" + check.namespace_ + "\"";
+    const std::string what =
+        check.verb + " " + (check.resource.empty() ? check.kind : check.resource) +
+        (check.group.empty() ? "" : "." + check.group) + " \"" + check.name + "\"" +
+        (check.namespace_.empty() ? std::string() : " in namespace \"" + check.namespace_ + "\"");
     if (i >= answers.size() || !answers[i]) {
       const std::string why =
           i < answers.size() ? answers[i].error().message : std::string("no answer");
@@ -72,8 +73,8 @@ void completeAdmission(HandledAdmission& handled, const std::vector<api::Result<
       handled.answer = denied(
           handled.uid, {api::reason::kForbidden,
                         403,
-                        "user \"" + user + "\" cannot " + what + ", and " + check.why +
-                            ": only someone who may read the Secret may name it (docs/security.md)",
+                        "user \"" + user + "\" cannot " + what + ", and " + check.why + ": " +
+                            check.rule + " (docs/security.md)",
                         {}});
       break;
     }

@@ -15,7 +15,27 @@ RestAccessReviewer::RestAccessReviewer(kube::RestClient& host, asio::any_io_exec
     : host_(host), hostExecutor_(std::move(hostExecutor)) {}
 
 asio::awaitable<api::Result<bool>> RestAccessReviewer::allowed(const UserInfo& user,
-                                                               const AccessCheck& check) {
+                                                               const AccessCheck& asked) {
+  AccessCheck check = asked;
+  if (check.resource.empty() && !check.kind.empty()) {
+    // The resource a kind is served as: the host's discovery, on the host client's thread.
+    auto lookup = host_.resourceFor(check.apiVersion, check.kind);
+    auto found = co_await asio::co_spawn(hostExecutor_, std::move(lookup), asio::use_awaitable);
+    if (!found)
+      co_return api::Error{found.error().reason, found.error().code,
+                           "the host does not serve " + check.kind + " in " + check.apiVersion +
+                               ": " + found.error().message,
+                           {}};
+    if (check.namespaced && *check.namespaced != found->namespaced)
+      co_return api::Error{
+          api::reason::kBadRequest, 400,
+          check.kind + " is " + (found->namespaced ? "namespaced: a FederatedObject in its namespace"
+                                                   : "cluster-scoped: a ClusterFederatedObject") +
+              " holds it",
+          {}};
+    check.group = found->group;
+    check.resource = found->resource;
+  }
   const boost::json::object body = subjectAccessReview(user, check);
   const kube::WriteOptions options;
   const std::string clusterScoped;  // named: the lazy task keeps a reference to it
