@@ -9,16 +9,13 @@
 
 #include "webhooks/admission.h"
 #include "webhooks/http_handler.h"
+#include "webhooks/no_cluster.h"
 
 namespace flotilla::webhooks {
 namespace {
 namespace json = boost::json;
 
-struct NoCluster : ClusterView {
-  std::optional<bool> schedulingProfileExists(const std::string&) const override {
-    return std::nullopt;
-  }
-};
+using testing::NoCluster;
 
 json::object cluster(const std::string& endpoint, const std::string& secret, bool insecure = false,
                      const std::string& secretNamespace = "") {

@@ -30,8 +30,9 @@ struct UserInfo {
 // (a SubjectAccessReview on their behalf), with why, for the denial.
 struct AccessCheck {
   std::string verb, group, resource, namespace_, name;
-  std::string why;   // "spec.secretRef names it"
-  std::string rule;  // the rule a refusal breaks: "only someone who may read the Secret may name it"
+  std::string why;  // "spec.secretRef names it"
+  std::string
+      rule;  // the rule a refusal breaks: "only someone who may read the Secret may name it"
   // When `resource` is empty: the kind it is found from by the host's discovery (an unknown kind
   // fails the check), and, if set, the scope that kind must have (a FederatedObject holds
   // namespaced kinds only, a ClusterFederatedObject cluster-scoped ones).

@@ -70,12 +70,12 @@ void completeAdmission(HandledAdmission& handled, const std::vector<api::Result<
       break;
     }
     if (!*answers[i]) {
-      handled.answer = denied(
-          handled.uid, {api::reason::kForbidden,
-                        403,
-                        "user \"" + user + "\" cannot " + what + ", and " + check.why + ": " +
-                            check.rule + " (docs/security.md)",
-                        {}});
+      handled.answer =
+          denied(handled.uid, {api::reason::kForbidden,
+                               403,
+                               "user \"" + user + "\" cannot " + what + ", and " + check.why +
+                                   ": " + check.rule + " (docs/security.md)",
+                               {}});
       break;
     }
   }

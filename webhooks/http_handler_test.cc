@@ -1,4 +1,5 @@
 #include "webhooks/http_handler.h"
+#include "webhooks/no_cluster.h"
 
 #include <gtest/gtest.h>
 
@@ -8,11 +9,7 @@ namespace flotilla::webhooks {
 namespace {
 namespace json = boost::json;
 
-struct NoCluster : ClusterView {
-  std::optional<bool> schedulingProfileExists(const std::string&) const override {
-    return std::nullopt;
-  }
-};
+using testing::NoCluster;
 
 const char* kPath = "/mutate-flotilla-io-v1alpha1-propagationpolicy";
 

@@ -22,17 +22,19 @@ asio::awaitable<api::Result<bool>> RestAccessReviewer::allowed(const UserInfo& u
     auto lookup = host_.resourceFor(check.apiVersion, check.kind);
     auto found = co_await asio::co_spawn(hostExecutor_, std::move(lookup), asio::use_awaitable);
     if (!found)
-      co_return api::Error{found.error().reason, found.error().code,
+      co_return api::Error{found.error().reason,
+                           found.error().code,
                            "the host does not serve " + check.kind + " in " + check.apiVersion +
                                ": " + found.error().message,
                            {}};
     if (check.namespaced && *check.namespaced != found->namespaced)
-      co_return api::Error{
-          api::reason::kBadRequest, 400,
-          check.kind + " is " + (found->namespaced ? "namespaced: a FederatedObject in its namespace"
-                                                   : "cluster-scoped: a ClusterFederatedObject") +
-              " holds it",
-          {}};
+      co_return api::Error{api::reason::kBadRequest,
+                           400,
+                           check.kind + " is " +
+                               (found->namespaced ? "namespaced: a FederatedObject in its namespace"
+                                                  : "cluster-scoped: a ClusterFederatedObject") +
+                               " holds it",
+                           {}};
     check.group = found->group;
     check.resource = found->resource;
   }

@@ -6,16 +6,13 @@
 
 #include "webhooks/admission.h"
 #include "webhooks/http_handler.h"
+#include "webhooks/no_cluster.h"
 
 namespace flotilla::webhooks {
 namespace {
 namespace json = boost::json;
 
-struct NoCluster : ClusterView {
-  std::optional<bool> schedulingProfileExists(const std::string&) const override {
-    return std::nullopt;
-  }
-};
+using testing::NoCluster;
 
 json::object federated(const std::string& kind, const std::string& ns, const char* tmpl) {
   json::object metadata{{"name", "x"}};
@@ -32,9 +29,9 @@ AdmissionResponse admitAs(const std::string& operation, const json::object& obje
   r.uid = "u-1";
   r.operation = operation;
   r.kind = {"flotilla.io", "v1alpha1", std::string(object.at("kind").as_string())};
-  r.namespace_ = json::value_to<std::string>(
-      object.at("metadata").as_object().contains("namespace") ? object.at("metadata").at("namespace")
-                                                              : json::value(""));
+  r.namespace_ = json::value_to<std::string>(object.at("metadata").as_object().contains("namespace")
+                                                 ? object.at("metadata").at("namespace")
+                                                 : json::value(""));
   r.object = object;
   r.oldObject = std::move(old);
   r.username = r.user.username = "alice";
@@ -103,9 +100,12 @@ TEST(TemplateAccess, ARefusalNamesTheKindAndTheRule) {
       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-7",
       "kind":{"group":"flotilla.io","version":"v1alpha1","kind":"FederatedObject"},
       "operation":"CREATE","name":"x","namespace":"shop","userInfo":{"username":"alice"},
-      "object":)" + json::serialize(fo) + "}}";
-  net::HttpRequest http{"POST", "/validate-flotilla-io-v1alpha1-federatedobject",
-                        {{"Content-Type", "application/json"}}, body};
+      "object":)" +
+      json::serialize(fo) + "}}";
+  net::HttpRequest http{"POST",
+                        "/validate-flotilla-io-v1alpha1-federatedobject",
+                        {{"Content-Type", "application/json"}},
+                        body};
   HandledAdmission h = handleAdmission(http, NoCluster{});
   ASSERT_EQ(h.pendingAccess.size(), 1u);
   completeAdmission(h, {false});
