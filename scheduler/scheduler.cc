@@ -193,6 +193,12 @@ ScheduleResult scheduleUnit(const Profile& profile, const SchedulingUnit& unit,
     if (!status.ok()) return failed(std::move(status));
   }
   result.placement = result.assignment.placement(unit.keepUnschedulableReplicas);
+  if (unit.replicas == 0) {
+    // Nothing to divide (a ConfigMap, a Service; a workload scaled to zero): the object goes to
+    // every selected cluster, as Karmada places a resource without replicas
+    // (docs/decisions.md, "Any kind, one pipeline").
+    for (const auto& name : result.selected) result.placement[name] = 0;
+  }
   if (unit.replicas > 0 && result.placement.empty()) {
     // Writing an empty result would delete the workload from every member (docs/design.md §4.6).
     result.outcome = ScheduleResult::Outcome::kUnschedulable;

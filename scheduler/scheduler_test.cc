@@ -37,6 +37,24 @@ TEST(SchedulerTest, DuplicatedPutsAllReplicasEverywhere) {
   EXPECT_STREQ(r.reason(), "Success");
 }
 
+TEST(SchedulerTest, AnObjectWithoutReplicasGoesToEverySelectedCluster) {
+  // A ConfigMap (no replicas) under a Divided policy: nothing to divide, every cluster gets it.
+  for (const char* type : {"Divided", "Duplicated"}) {
+    ScheduleResult r = run(unit(0, type), threeMembers());
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_THAT(r.placement,
+                ElementsAre(Pair("member1", 0), Pair("member2", 0), Pair("member3", 0)))
+        << type;
+  }
+  // Cluster affinity still decides which clusters those are.
+  SchedulingUnit u = unit(0);
+  u.placement.clusterAffinity = api::ClusterAffinity{};
+  u.placement.clusterAffinity->clusterNames = {"member2"};
+  ScheduleResult r = run(u, threeMembers());
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.placement, ElementsAre(Pair("member2", 0)));
+}
+
 TEST(SchedulerTest, StaticWeightsWithRemainder) {
   SchedulingUnit u = unit(7);
   u.placement.replicaScheduling->weights = {{{{"member1"}, std::nullopt}, 2, 0, std::nullopt},

@@ -3,6 +3,8 @@
 #include "api/conditions.h"
 #include "api/json_codec.h"
 #include "api/validation.h"
+#include "api/unstructured.h"
+#include "interpreter/interpreter.h"
 #include "interpreter/pod_requests.h"
 
 namespace flotilla::controllers::binding {
@@ -74,24 +76,56 @@ policy::Workload workloadOf(const api::FederatedDeployment& fd) {
           .labels = fd.metadata.labels};
 }
 
-BindingDecision decideBinding(const api::FederatedDeployment& fd,
-                              const policy::Resolution& resolution,
+BindingSubject subjectOf(const api::FederatedDeployment& fd) {
+  const api::DeploymentSpec& workload = fd.spec.template_.spec;
+  return {.owner = fd.metadata,
+          .ownerKind = kFederatedDeploymentKind,
+          .resource = {.apiVersion = api::kGroupVersion,
+                       .kind = kFederatedDeploymentKind,
+                       .namespace_ = fd.metadata.namespace_,
+                       .name = fd.metadata.name,
+                       .uid = fd.metadata.uid},
+          .replicas = workload.replicas.value_or(1),
+          .requirements = interpreter::replicaRequirements(workload.template_),
+          .workload = workloadOf(fd)};
+}
+
+BindingSubject subjectOf(const api::FederatedObject& fo) {
+  const auto& t = fo.spec.template_;
+  const std::string apiVersion = api::unstructured::stringAt(t, {"apiVersion"});
+  const std::string kind = api::unstructured::stringAt(t, {"kind"});
+  const auto entry = interpreter::Registry::builtIn().of(apiVersion, kind);
+  BindingSubject s{.owner = fo.metadata,
+                   .ownerKind = fo.kind,
+                   .resource = {.apiVersion = apiVersion,
+                                .kind = kind,
+                                .namespace_ = api::unstructured::stringAt(t, {"metadata", "namespace"}),
+                                .name = api::unstructured::stringAt(t, {"metadata", "name"}),
+                                .uid = fo.metadata.uid},
+                   .replicas = entry.replicas(t).value_or(0),
+                   .requirements = entry.requirements(t),
+                   .workload = policy::workloadOf(t)};
+  return s;
+}
+
+BindingDecision decideBinding(const BindingSubject& subject, const policy::Resolution& resolution,
                               const api::ResourceBinding* existing, const std::string& now) {
   BindingDecision out;
-  if (fd.metadata.deletionTimestamp) return out;
+  const api::ObjectMeta& owner = subject.owner;
+  if (owner.deletionTimestamp) return out;
 
-  if (existing && !controlledBy(*existing, fd.metadata.uid)) {
+  if (existing && !controlledBy(*existing, owner.uid)) {
     out.action = Action::kConflict;
     out.eventType = "Warning";
     out.eventReason = kReasonBindingConflict;
     out.eventMessage = "ResourceBinding " + key(existing->metadata) +
-                       " exists and is not controlled by FederatedDeployment " + key(fd.metadata) +
+                       " exists and is not controlled by " + subject.ownerKind + " " + key(owner) +
                        "; leaving it alone";
     return out;
   }
 
   if (!resolution.policy && !existing) {
-    // Nothing to bind yet; the reconciler records why on the FederatedDeployment.
+    // Nothing to bind yet; the reconciler records why on the federated object.
     out.eventType = "Warning";
     out.eventReason = kReasonPolicyNotFound;
     out.eventMessage = resolution.message;
@@ -105,24 +139,18 @@ BindingDecision decideBinding(const api::FederatedDeployment& fd,
   if (existing) {
     desired = *existing;
   } else {
-    desired.metadata.name = fd.metadata.name;
-    desired.metadata.namespace_ = fd.metadata.namespace_;
+    desired.metadata.name = owner.name;
+    desired.metadata.namespace_ = owner.namespace_;
   }
   desired.metadata.ownerReferences = {{.apiVersion = api::kGroupVersion,
-                                       .kind = kFederatedDeploymentKind,
-                                       .name = fd.metadata.name,
-                                       .uid = fd.metadata.uid,
+                                       .kind = subject.ownerKind,
+                                       .name = owner.name,
+                                       .uid = owner.uid,
                                        .controller = true,
                                        .blockOwnerDeletion = true}};
-
-  const api::DeploymentSpec& workload = fd.spec.template_.spec;
-  desired.spec.resource = {.apiVersion = api::kGroupVersion,
-                           .kind = kFederatedDeploymentKind,
-                           .namespace_ = fd.metadata.namespace_,
-                           .name = fd.metadata.name,
-                           .uid = fd.metadata.uid};
-  desired.spec.replicas = workload.replicas.value_or(1);
-  desired.spec.replicaRequirements = interpreter::replicaRequirements(workload.template_);
+  desired.spec.resource = subject.resource;
+  desired.spec.replicas = subject.replicas;
+  desired.spec.replicaRequirements = subject.requirements;
 
   const int64_t observedGeneration = existing ? existing->metadata.generation : 0;
   if (resolution.policy) {

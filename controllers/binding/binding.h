@@ -35,6 +35,24 @@ struct BindingDecision {
   std::string eventType, eventReason, eventMessage;
 };
 
+// What a binding is made for, whatever the kind: the federated object that owns it (a
+// FederatedDeployment or a FederatedObject), the object members run (spec.resource), and what the
+// kind's interpreter says it asks of the scheduler.
+struct BindingSubject {
+  api::ObjectMeta owner;      // the federated object's metadata (name, namespace, uid, deletion)
+  std::string ownerKind;      // FederatedDeployment | FederatedObject
+  api::ObjectReferenceWithUID resource;  // spec.resource
+  int32_t replicas = 0;       // 0: nothing to divide (the object goes to every selected cluster)
+  api::ReplicaRequirements requirements;
+  policy::Workload workload;  // what policies are matched against
+};
+
+BindingSubject subjectOf(const api::FederatedDeployment& fd);
+// A FederatedObject's binding names the object members receive (the template's apiVersion, kind,
+// namespace and name), as a Karmada ResourceBinding names its resource; its owner reference names
+// the FederatedObject.
+BindingSubject subjectOf(const api::FederatedObject& fo);
+
 // `existing`: the ResourceBinding of the same namespace/name, if any. `now`: RFC 3339, for
 // condition transition times.
 //
@@ -43,8 +61,12 @@ struct BindingDecision {
 // one Warning event PolicyNotFound is reported when it does (not on every reconcile).
 // A binding not controlled by the FederatedDeployment is left alone: kConflict with a Warning
 // event BindingConflict naming it.
-BindingDecision decideBinding(const api::FederatedDeployment& fd,
-                              const policy::Resolution& resolution,
+BindingDecision decideBinding(const BindingSubject& subject, const policy::Resolution& resolution,
                               const api::ResourceBinding* existing, const std::string& now);
+inline BindingDecision decideBinding(const api::FederatedDeployment& fd,
+                                     const policy::Resolution& resolution,
+                                     const api::ResourceBinding* existing, const std::string& now) {
+  return decideBinding(subjectOf(fd), resolution, existing, now);
+}
 
 }  // namespace flotilla::controllers::binding

@@ -40,14 +40,45 @@ void BindingController::watch(kube::Controller& controller,
   controller.watch(clusterPolicies, mapPolicyToObjects(informers_.federatedDeployments));
 }
 
+void BindingController::watchObjects(kube::Controller& controller,
+                                     kube::SharedInformer& federatedObjects,
+                                     kube::SharedInformer& bindings,
+                                     kube::SharedInformer& policies,
+                                     kube::SharedInformer& clusterPolicies) {
+  controller.watch(federatedObjects, kube::mapToSelf(),
+                   kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
+  controller.watch(bindings, kube::mapToOwner("FederatedObject", "flotilla.io"),
+                   kube::generationChanged());
+  controller.watch(policies, mapPolicyToObjects(federatedObjects));
+  controller.watch(clusterPolicies, mapPolicyToObjects(federatedObjects));
+}
+
 api::Result<kube::ReconcileResult> BindingController::reconcile(const std::string& key) {
-  const auto cached = informers_.federatedDeployments.store().get(key);
-  if (!cached) return kube::ReconcileResult{};  // the binding goes with it (owner reference)
-  auto fd = fromObject<api::FederatedDeployment>(cached);
-  if (!fd) {
-    log::error(kName, key, "cannot decode the FederatedDeployment: " + fd.error().message);
-    return kube::ReconcileResult{};
+  // A FederatedDeployment, else a FederatedObject of that name (two of the same name bind to the
+  // same ResourceBinding: the second is told BindingConflict).
+  std::optional<BindingSubject> subject;
+  std::optional<api::FederatedDeployment> fd;
+  std::optional<api::FederatedObject> fo;
+  if (const auto cached = informers_.federatedDeployments.store().get(key)) {
+    auto decoded = fromObject<api::FederatedDeployment>(cached);
+    if (!decoded) {
+      log::error(kName, key, "cannot decode the FederatedDeployment: " + decoded.error().message);
+      return kube::ReconcileResult{};
+    }
+    fd = std::move(*decoded);
+    subject = subjectOf(*fd);
+  } else if (informers_.federatedObjects) {
+    if (const auto object = informers_.federatedObjects->store().get(key)) {
+      auto decoded = fromObject<api::FederatedObject>(object);
+      if (!decoded) {
+        log::error(kName, key, "cannot decode the FederatedObject: " + decoded.error().message);
+        return kube::ReconcileResult{};
+      }
+      fo = std::move(*decoded);
+      subject = subjectOf(*fo);
+    }
   }
+  if (!subject) return kube::ReconcileResult{};  // the binding goes with it (owner reference)
   std::optional<api::ResourceBinding> existing;
   if (auto rb = informers_.bindings.store().get(key)) {
     auto decoded = fromObject<api::ResourceBinding>(rb);
@@ -57,13 +88,15 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
     }
     existing = std::move(*decoded);
   }
-  const auto set = policiesFor(fd->metadata.namespace_, informers_.policies,
+  const auto set = policiesFor(subject->owner.namespace_, informers_.policies,
                                informers_.clusterPolicies, decodedPolicies_);
   const auto resolution =
-      policy::resolvePolicy(workloadOf(*fd), set.policies, set.clusterPolicies, reserved_);
-  const auto decision = decideBinding(*fd, resolution, existing ? &*existing : nullptr,
+      policy::resolvePolicy(subject->workload, set.policies, set.clusterPolicies, reserved_);
+  const auto decision = decideBinding(*subject, resolution, existing ? &*existing : nullptr,
                                       api::formatRfc3339(wallClock_()));
-  const auto& ns = fd->metadata.namespace_;
+  const auto& ns = subject->owner.namespace_;
+  // Events about the federated object itself.
+  const auto ownerRef = fd ? involved(*fd) : involved(*fo);
   json::object written;
   switch (decision.action) {
     case Action::kNone:
@@ -94,7 +127,7 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
       break;
     }
     case Action::kConflict:
-      events_.event(involved(*fd), "Warning", "BindingConflict", decision.eventMessage);
+      events_.event(ownerRef, "Warning", "BindingConflict", decision.eventMessage);
       log::warn(kName, key, decision.eventMessage);
       return kube::ReconcileResult{};
   }
@@ -112,7 +145,7 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
       events_.event(involved(decision.desired), decision.eventType, decision.eventReason,
                     decision.eventMessage);
     } else {
-      events_.event(involved(*fd), decision.eventType, decision.eventReason, decision.eventMessage);
+      events_.event(ownerRef, decision.eventType, decision.eventReason, decision.eventMessage);
     }
   }
   return kube::ReconcileResult{};

@@ -1,5 +1,6 @@
 // The binding controller (docs/design.md §5.3): FederatedDeployment + the policy that wins → a
-// ResourceBinding of the same name, owned by the FederatedDeployment. The decision is
+// ResourceBinding of the same name, owned by the FederatedDeployment; a FederatedObject the same
+// way. The decision is
 // decideBinding (binding.h); spec.clusters is the scheduler's and is never written here.
 #pragma once
 
@@ -18,6 +19,9 @@ struct Informers {
   const kube::SharedInformer& bindings;
   const kube::SharedInformer& policies;
   const kube::SharedInformer& clusterPolicies;
+  // FederatedObjects (any kind but Deployments): bound the same way, to a ResourceBinding of the
+  // same name. Null: FederatedDeployments only.
+  const kube::SharedInformer* federatedObjects = nullptr;
 };
 
 class BindingController final : public kube::Reconciler {
@@ -30,6 +34,9 @@ class BindingController final : public kube::Reconciler {
   void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
              kube::SharedInformer& bindings, kube::SharedInformer& policies,
              kube::SharedInformer& clusterPolicies);
+  void watchObjects(kube::Controller& controller, kube::SharedInformer& federatedObjects,
+                    kube::SharedInformer& bindings, kube::SharedInformer& policies,
+                    kube::SharedInformer& clusterPolicies);
 
  private:
   kube::RestClient& host_;

@@ -414,5 +414,39 @@ TEST(BindingTest, DeletingFederatedDeployment) {
   EXPECT_EQ(d.eventReason, "");
 }
 
+TEST(DecideBinding, AFederatedObjectIsBoundToTheObjectItCarries) {
+  // A ConfigMap: the binding names v1 ConfigMap demo/settings (what `kubectl get rb` shows and
+  // the scheduler checks members serve), is owned by the FederatedObject, and asks for no replicas.
+  auto fo = api::testing::fromYaml<api::FederatedObject>(R"(
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedObject
+metadata: {name: settings-configmap, namespace: demo, uid: uid-fo, generation: 1}
+spec:
+  template:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: demo, labels: {app: web}}
+    data: {mode: fast}
+)");
+  const auto subject = subjectOf(fo);
+  EXPECT_EQ(subject.workload.kind, "ConfigMap");
+  EXPECT_EQ(subject.workload.labels.at("app"), "web");
+  const auto p = spread();
+  const auto d = decideBinding(subject, won(p), nullptr, kT0);
+  ASSERT_EQ(d.action, Action::kCreate);
+  EXPECT_EQ(d.desired.metadata.name, "settings-configmap");
+  EXPECT_EQ(d.desired.spec.resource.apiVersion, "v1");
+  EXPECT_EQ(d.desired.spec.resource.kind, "ConfigMap");
+  EXPECT_EQ(d.desired.spec.resource.name, "settings");
+  EXPECT_EQ(d.desired.spec.replicas, 0);
+  ASSERT_EQ(d.desired.metadata.ownerReferences.size(), 1u);
+  EXPECT_EQ(d.desired.metadata.ownerReferences[0].kind, "FederatedObject");
+  EXPECT_EQ(d.desired.metadata.ownerReferences[0].uid, "uid-fo");
+  // A FederatedDeployment's binding of the same name is not this object's: a conflict.
+  auto theirs = decideBinding(fd(), won(p), nullptr, kT0).desired;
+  theirs.metadata.name = "settings-configmap";
+  EXPECT_EQ(decideBinding(subject, won(p), &theirs, kT1).action, Action::kConflict);
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::binding

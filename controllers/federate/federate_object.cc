@@ -131,14 +131,6 @@ std::string federatedName(std::string_view name, std::string_view kind, std::str
   return cleaned + tail;
 }
 
-policy::Workload workloadOf(const json::object& source) {
-  return {.apiVersion = u::stringAt(source, {"apiVersion"}),
-          .kind = u::stringAt(source, {"kind"}),
-          .ns = u::stringAt(source, {"metadata", "namespace"}),
-          .name = u::stringAt(source, {"metadata", "name"}),
-          .labels = stringMap(source, {"metadata", "labels"})};
-}
-
 ObjectDecision decideFederatedObject(const json::object& source,
                                      const api::FederatedObject* existing,
                                      const policy::Resolution& resolution, bool claimedPolicyExists,

@@ -23,8 +23,7 @@ namespace flotilla::controllers::federate {
 std::string federatedName(std::string_view name, std::string_view kind,
                           std::string_view group = "");
 
-// What policies are matched against: the source's apiVersion, kind, namespace, name, labels.
-policy::Workload workloadOf(const boost::json::object& source);
+using policy::workloadOf;
 
 struct ObjectDecision {
   Action action = Action::kNone;

@@ -1,8 +1,23 @@
 #include "controllers/policy/resolve.h"
 
 #include "api/label_selector.h"
+#include "api/unstructured.h"
 
 namespace flotilla::controllers::policy {
+
+Workload workloadOf(const boost::json::object& source) {
+  Workload w{.apiVersion = api::unstructured::stringAt(source, {"apiVersion"}),
+             .kind = api::unstructured::stringAt(source, {"kind"}),
+             .ns = api::unstructured::stringAt(source, {"metadata", "namespace"}),
+             .name = api::unstructured::stringAt(source, {"metadata", "name"}),
+             .labels = {}};
+  if (const auto* labels = api::unstructured::findObject(source, {"metadata", "labels"})) {
+    for (const auto& [k, v] : *labels)
+      if (v.is_string()) w.labels.emplace(k, v.as_string());
+  }
+  return w;
+}
+
 namespace {
 
 bool deleting(const api::ObjectMeta& meta) { return meta.deletionTimestamp.has_value(); }

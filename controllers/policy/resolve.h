@@ -28,6 +28,8 @@
 // namespace's owner's choice and works as anywhere else.
 #pragma once
 
+#include <boost/json/object.hpp>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -52,6 +54,9 @@ struct Workload {
   std::string ns, name;
   std::map<std::string, std::string> labels;
 };
+
+// A source object as policies see it: its apiVersion, kind, namespace, name and labels.
+Workload workloadOf(const boost::json::object& source);
 
 // How specifically a policy selects a workload; a larger value wins.
 enum class MatchTier { kKindOnly = 0, kLabelSelector = 1, kName = 2, kExplicitLabel = 3 };
