@@ -105,6 +105,9 @@ BindingSubject subjectOf(const api::FederatedObject& fo) {
                    .replicas = entry.replicas(t).value_or(0),
                    .requirements = entry.requirements(t),
                    .workload = policy::workloadOf(t)};
+  // The federated object's labels, as a FederatedDeployment's: the source's, with the policy
+  // label the template leaves out.
+  s.workload.labels = fo.metadata.labels;
   return s;
 }
 

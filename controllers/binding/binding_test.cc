@@ -420,7 +420,7 @@ TEST(DecideBinding, AFederatedObjectIsBoundToTheObjectItCarries) {
   auto fo = api::testing::fromYaml<api::FederatedObject>(R"(
 apiVersion: flotilla.io/v1alpha1
 kind: FederatedObject
-metadata: {name: settings-configmap, namespace: demo, uid: uid-fo, generation: 1}
+metadata: {name: settings-configmap, namespace: demo, uid: uid-fo, generation: 1, labels: {app: web}}
 spec:
   template:
     apiVersion: v1

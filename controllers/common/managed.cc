@@ -1,5 +1,7 @@
 #include "controllers/common/managed.h"
 
+#include "controllers/common/object_key.h"
+
 #include <cstdint>
 #include <cstdio>
 
@@ -49,14 +51,27 @@ std::string managingBinding(const boost::json::object& object, const std::string
   if (!hostId.empty() && labels->contains(kHostLabel) && stringAt(labels, kHostLabel) != hostId)
     return "";
   std::string key = stringAt(metaMap(object, "annotations"), kBindingAnnotation);
-  // Its own identity must be the key: "ns/name".
+  if (key.empty()) return "";
+  // Its own identity must be the key: "ns/name" for a Deployment (its FederatedDeployment has its
+  // name); for any other kind the binding is named after its federated object, <name>-<kind>
+  // (object_key.h), so the kind counts too.
   const auto* meta = object.if_contains("metadata");
   const auto& m = meta->as_object();  // metaMap found labels, so metadata is an object
   const auto* ns = m.if_contains("namespace");
   const auto* name = m.if_contains("name");
-  if (!ns || !ns->is_string() || !name || !name->is_string()) return "";
-  const std::string own = std::string(ns->as_string()) + "/" + std::string(name->as_string());
-  return key == own ? key : "";
+  if (!name || !name->is_string()) return "";
+  const bool namespaced = ns && ns->is_string() && !ns->as_string().empty();
+  const std::string prefix = namespaced ? std::string(ns->as_string()) + "/" : "";
+  if (namespaced && key == prefix + std::string(name->as_string())) return key;
+  const auto* apiVersion = object.if_contains("apiVersion");
+  const auto* kind = object.if_contains("kind");
+  if (!apiVersion || !apiVersion->is_string() || !kind || !kind->is_string()) return "";
+  const std::string_view version = apiVersion->as_string();
+  const auto slash = version.find('/');
+  const std::string_view group =
+      slash == std::string_view::npos ? std::string_view() : version.substr(0, slash);
+  if (key == prefix + federatedName(name->as_string(), kind->as_string(), group)) return key;
+  return "";
 }
 
 bool managedFor(const boost::json::object& object, const std::string& bindingKey,

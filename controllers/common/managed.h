@@ -6,8 +6,10 @@
 // Label values are limited to 63 characters and a binding key ("namespace/name") can reach 317,
 // so the label holds a fixed-length hash (for selectors) and the annotation the full key (the
 // authority: a hash collision can never make Flotilla touch another binding's object).
+// Any other kind belongs to the binding of its federated object: the annotation is
+// namespace/<name>-<kind> (object_key.h: federatedName), or <name>-<kind> when cluster-scoped.
 // The annotation is only believed on the object Flotilla would have made for that binding: one
-// whose own namespace/name is the key (docs/security.md, M1: a member user's decoy in another
+// whose own namespace/name is the key (or whose namespace, name and kind give it) (docs/security.md, M1: a member user's decoy in another
 // namespace cannot pose as a workload's copy). Two more labels say who made it:
 //   label      flotilla.io/host:       <the host's identity: its kube-system namespace UID>
 //   label      flotilla.io/cluster:    <the FederatedCluster it was made through>

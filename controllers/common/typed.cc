@@ -13,6 +13,14 @@ const kube::ResourceId kFederatedDeployments{"flotilla.io", "v1alpha1", "federat
                                              true, "FederatedDeployment"};
 const kube::ResourceId kResourceBindings{"flotilla.io", "v1alpha1", "resourcebindings", true,
                                          "ResourceBinding"};
+const kube::ResourceId kFederatedObjects{"flotilla.io", "v1alpha1", "federatedobjects", true,
+                                         "FederatedObject"};
+const kube::ResourceId kClusterFederatedObjects{"flotilla.io", "v1alpha1",
+                                                "clusterfederatedobjects", false,
+                                                "ClusterFederatedObject"};
+const kube::ResourceId kClusterResourceBindings{"flotilla.io", "v1alpha1",
+                                                "clusterresourcebindings", false,
+                                                "ClusterResourceBinding"};
 const kube::ResourceId kSchedulingProfiles{"flotilla.io", "v1alpha1", "schedulingprofiles", false,
                                            "SchedulingProfile"};
 const kube::ResourceId kSchedulerExtenders{"flotilla.io", "v1alpha1", "schedulerextenders", false,

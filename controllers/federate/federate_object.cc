@@ -82,54 +82,7 @@ void apply(api::FederatedObject& fo, const json::object& source, const std::stri
 namespace {
 
 // FNV-1a: a stable hash (std::hash may differ between builds), as 8 hex digits.
-std::string shortHash(std::string_view text) {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : text) h = (h ^ c) * 16777619u;
-  char out[9];
-  std::snprintf(out, sizeof out, "%08x", h);
-  return out;
-}
-
-bool kubernetesGroup(std::string_view group) {
-  return group.empty() || group == "apps" || group == "batch" || group == "policy" ||
-         group == "autoscaling" || group.ends_with(".k8s.io");
-}
-
-bool validName(std::string_view name) {
-  if (name.empty() || name.size() > 253) return false;
-  for (char c : name)
-    if (!(std::islower(static_cast<unsigned char>(c)) ||
-          std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.'))
-      return false;
-  return std::isalnum(static_cast<unsigned char>(name.front())) &&
-         std::isalnum(static_cast<unsigned char>(name.back()));
-}
-
 }  // namespace
-
-std::string federatedName(std::string_view name, std::string_view kind, std::string_view group) {
-  std::string suffix = "-";
-  for (char c : kind) suffix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (!kubernetesGroup(group)) suffix += "-" + shortHash(group);
-  std::string out = std::string(name) + suffix;
-  if (validName(out)) return out;
-  // Clean: lowercase, anything else a '-', then room for the suffix and a hash of the original.
-  std::string cleaned;
-  for (char c : name) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    cleaned += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : (c == '.' ? '.' : '-');
-  }
-  const std::string tail =
-      suffix + "-" +
-      shortHash(std::string(group) + "/" + std::string(kind) + "/" + std::string(name));
-  cleaned = cleaned.substr(0, 253 - tail.size());
-  while (!cleaned.empty() && !std::isalnum(static_cast<unsigned char>(cleaned.front())))
-    cleaned.erase(0, 1);
-  while (!cleaned.empty() && !std::isalnum(static_cast<unsigned char>(cleaned.back())))
-    cleaned.pop_back();
-  if (cleaned.empty()) cleaned = "x";
-  return cleaned + tail;
-}
 
 ObjectDecision decideFederatedObject(const json::object& source,
                                      const api::FederatedObject* existing,

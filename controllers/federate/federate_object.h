@@ -9,19 +9,12 @@
 #include <string_view>
 
 #include "api/flotilla_types.h"
+#include "controllers/common/object_key.h"
 #include "controllers/federate/federate.h"
 #include "controllers/policy/resolve.h"
 #include "interpreter/interpreter.h"
 
 namespace flotilla::controllers::federate {
-
-// "web-configmap": distinct for two kinds of the same name. A kind outside the Kubernetes groups
-// (core, apps, batch, policy, autoscaling, *.k8s.io) adds a hash of its group
-// ("web-service-1a2b3c4d": a Knative Service is not the core one). A name that is not a valid
-// object name once suffixed (RBAC names may hold ':' and capitals; 253 characters at most) is
-// lowercased, cleaned and shortened, with a hash of the original, so it stays unique.
-std::string federatedName(std::string_view name, std::string_view kind,
-                          std::string_view group = "");
 
 using policy::workloadOf;
 

@@ -1,4 +1,5 @@
 #include "controllers/federate/federate_object.h"
+#include "controllers/federate/source_kinds.h"
 
 #include <gtest/gtest.h>
 
@@ -6,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "api/json_codec.h"
+#include "api/test_util.h"
 #include "controllers/common/managed.h"
 
 namespace flotilla::controllers::federate {
@@ -166,6 +168,35 @@ TEST(FederateObject, ASourceBeingDeletedIsLeftToTheGarbageCollector) {
   json::object cm = parse(kConfigMap);
   cm["metadata"].as_object()["deletionTimestamp"] = "2026-11-27T00:00:00Z";
   EXPECT_EQ(decide(cm, nullptr, won()).action, Action::kNone);
+}
+
+TEST(KindsNamed, OnlyWhatPoliciesNameAndMayBePropagated) {
+  auto pp = api::testing::fromYaml<api::PropagationPolicy>(R"(
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: app, namespace: demo}
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: ConfigMap, name: settings}
+  - {apiVersion: v1, kind: Secret}
+  - {apiVersion: apps/v1, kind: Deployment, name: web}
+  - {apiVersion: v1, kind: Event}
+  - {apiVersion: flotilla.io/v1alpha1, kind: FederatedObject}
+)");
+  auto cpp = api::testing::fromYaml<api::ClusterPropagationPolicy>(R"(
+apiVersion: flotilla.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: platform}
+spec:
+  resourceSelectors:
+  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}
+  - {apiVersion: v1, kind: ConfigMap}
+)");
+  EXPECT_EQ(kindsNamed({pp}, {cpp}),
+            (std::set<KindKey>{{"rbac.authorization.k8s.io/v1", "ClusterRole"},
+                               {"v1", "ConfigMap"},
+                               {"v1", "Secret"}}));
+  EXPECT_TRUE(kindsNamed({}, {}).empty());
 }
 
 }  // namespace

@@ -126,6 +126,22 @@ TEST(ManagingBinding, ADecoyCannotPoseAsAWorkloadsCopy) {
   json::object noName = object("victim", "app", "victim/app");
   noName["metadata"].as_object().erase("name");
   EXPECT_EQ(managingBinding(noName), "");
+  // Any other kind belongs to its federated object's binding, <name>-<kind>: the kind counts.
+  json::object cm = object("victim", "settings", "victim/settings-configmap", "h1");
+  cm["apiVersion"] = "v1";
+  cm["kind"] = "ConfigMap";
+  EXPECT_EQ(managingBinding(cm, "h1"), "victim/settings-configmap");
+  json::object secret = cm;
+  secret["kind"] = "Secret";  // a Secret marked as the ConfigMap's copy is neither
+  EXPECT_EQ(managingBinding(secret, "h1"), "");
+  json::object role = object("", "reader", "reader-clusterrole", "h1");
+  role["metadata"].as_object().erase("namespace");
+  role["apiVersion"] = "rbac.authorization.k8s.io/v1";
+  role["kind"] = "ClusterRole";
+  EXPECT_EQ(managingBinding(role, "h1"), "reader-clusterrole");
+  json::object kindless = cm;
+  kindless.erase("kind");
+  EXPECT_EQ(managingBinding(kindless, "h1"), "");
   EXPECT_EQ(madeThroughSelector("h1", "member1"),
             "flotilla.io/managed-by=flotilla,flotilla.io/host=h1,flotilla.io/cluster=member1");
 }

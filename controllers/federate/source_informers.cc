@@ -1,0 +1,104 @@
+#include "controllers/federate/source_informers.h"
+
+#include "controllers/common/await.h"
+
+namespace flotilla::controllers::federate {
+
+SourceInformers::SourceInformers(kube::RestClient& host, boost::asio::any_io_executor executor,
+                                 std::function<void(const std::string& key)> onEvent,
+                                 kube::InformerOptions options)
+    : host_(host),
+      executor_(std::move(executor)),
+      onEvent_(std::move(onEvent)),
+      options_(std::move(options)) {
+  // A Service's managedFields tell a nodePort its author wrote from one the server allocated
+  // (interpreter: Service prune): source caches keep them.
+  options_.dropManagedFields = false;
+}
+
+SourceInformers::~SourceInformers() { stopAll(); }
+
+SourceInformers::SyncResult SourceInformers::sync(const std::set<KindKey>& wanted) {
+  SyncResult out;
+  std::vector<std::shared_ptr<kube::SharedInformer>> stopping;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = informers_.begin(); it != informers_.end();) {
+      if (wanted.count(it->first)) {
+        ++it;
+        continue;
+      }
+      out.stopped.push_back(it->first.kind + " " + it->first.apiVersion);
+      stopping.push_back(std::move(it->second));
+      it = informers_.erase(it);
+    }
+  }
+  for (auto& informer : stopping) {
+    informer->stop();
+    informer->join();
+  }
+  for (const auto& kind : wanted) {
+    {
+      std::lock_guard lock(mutex_);
+      if (informers_.count(kind)) continue;
+    }
+    auto resource = await(executor_, host_.resourceFor(kind.apiVersion, kind.kind));
+    if (!resource) {
+      out.unserved.push_back(kind.kind + " " + kind.apiVersion + ": " + resource.error().message);
+      continue;
+    }
+    auto informer = std::make_shared<kube::SharedInformer>(host_, *resource, options_);
+    // List items come without apiVersion and kind: keys are made from the informer's kind.
+    auto keyOf = [kind](const kube::ObjectPtr& o) {
+      ObjectKey key = ObjectKey::of(*o);
+      key.apiVersion = kind.apiVersion;
+      key.kind = kind.kind;
+      return key.str();
+    };
+    kube::EventHandler handler;
+    handler.onAdd = [this, keyOf](const kube::ObjectPtr& o) { onEvent_(keyOf(o)); };
+    handler.onUpdate = [this, keyOf](const kube::ObjectPtr&, const kube::ObjectPtr& o) {
+      onEvent_(keyOf(o));
+    };
+    handler.onDelete = [this, keyOf](const kube::ObjectPtr& o, bool) { onEvent_(keyOf(o)); };
+    informer->addHandler(std::move(handler));
+    informer->start(executor_);
+    out.started.push_back(kind.kind + " " + kind.apiVersion);
+    std::lock_guard lock(mutex_);
+    informers_[kind] = std::move(informer);
+  }
+  return out;
+}
+
+std::shared_ptr<const kube::SharedInformer> SourceInformers::get(const KindKey& kind) const {
+  std::lock_guard lock(mutex_);
+  auto it = informers_.find(kind);
+  return it == informers_.end() ? nullptr : it->second;
+}
+
+std::vector<std::pair<KindKey, std::shared_ptr<const kube::SharedInformer>>> SourceInformers::all()
+    const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<KindKey, std::shared_ptr<const kube::SharedInformer>>> out;
+  for (const auto& [kind, informer] : informers_) out.emplace_back(kind, informer);
+  return out;
+}
+
+bool SourceInformers::synced() const {
+  std::lock_guard lock(mutex_);
+  for (const auto& [kind, informer] : informers_)
+    if (!informer->hasSynced()) return false;
+  return true;
+}
+
+void SourceInformers::stopAll() {
+  std::map<KindKey, std::shared_ptr<kube::SharedInformer>> informers;
+  {
+    std::lock_guard lock(mutex_);
+    informers.swap(informers_);
+  }
+  for (auto& [kind, informer] : informers) informer->stop();
+  for (auto& [kind, informer] : informers) informer->join();
+}
+
+}  // namespace flotilla::controllers::federate
