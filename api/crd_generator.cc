@@ -74,6 +74,7 @@ std::map<std::string, Hint> hints() {
   h["spec.resourceSelectors[].apiVersion"].required = true;
   h["spec.resourceSelectors[].kind"].required = true;
   h["spec.priority"].defaultValue = 0;
+  enumOf("spec.conflictResolution", values(enums::kConflictResolution));
   const std::string p = "spec.placement";
   enumOf(p + ".clusterAffinity.fieldSelector.matchExpressions[].key",
          values(enums::kFieldSelectorKey));

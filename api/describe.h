@@ -127,7 +127,7 @@ BOOST_DESCRIBE_STRUCT(AutoMigration, (),
 BOOST_DESCRIBE_STRUCT(Failover, (), (clusterNotReadyFor, failback))
 BOOST_DESCRIBE_STRUCT(PropagationPolicySpec, (),
                       (resourceSelectors, priority, schedulingProfile, placement, autoMigration,
-                       failover))
+                       failover, conflictResolution))
 BOOST_DESCRIBE_STRUCT(PropagationPolicyStatus, (), (conditions, observedGeneration))
 BOOST_DESCRIBE_STRUCT(PropagationPolicy, (), (apiVersion, kind, metadata, spec, status))
 BOOST_DESCRIBE_STRUCT(ClusterPropagationPolicy, (), (apiVersion, kind, metadata, spec, status))
@@ -157,7 +157,7 @@ BOOST_DESCRIBE_STRUCT(PolicyReference, (), (kind, name, namespace_, generation))
 BOOST_DESCRIBE_STRUCT(TargetCluster, (), (name, replicas))
 BOOST_DESCRIBE_STRUCT(ResourceBindingSpec, (),
                       (resource, replicas, replicaRequirements, policy, placement, priority,
-                       clusters))
+                       clusters, conflictResolution))
 BOOST_DESCRIBE_STRUCT(AggregatedStatusItem, (),
                       (clusterName, applied, propagation, message, health, replicas, readyReplicas))
 BOOST_DESCRIBE_STRUCT(AutoMigrationStatus, (),

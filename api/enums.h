@@ -13,6 +13,9 @@ inline constexpr std::array<std::string_view, 4> kSpreadByField = {"cluster", "r
 // Cluster fields a fieldSelector may test.
 inline constexpr std::array<std::string_view, 3> kFieldSelectorKey = {"provider", "region", "zone"};
 inline constexpr std::array<std::string_view, 2> kFieldSelectorOperator = {"In", "NotIn"};
+// PropagationPolicy spec.conflictResolution (docs/design.md §11): a member object of the same
+// name that Flotilla does not manage is left alone (Abort) or taken over (Adopt).
+inline constexpr std::array<std::string_view, 2> kConflictResolution = {"Abort", "Adopt"};
 inline constexpr std::array<std::string_view, 2> kWhenUnsatisfiable = {"DoNotSchedule",
                                                                        "ScheduleAnyway"};
 inline constexpr std::array<std::string_view, 2> kReplicaSchedulingType = {"Duplicated", "Divided"};

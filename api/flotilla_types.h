@@ -152,6 +152,9 @@ struct PropagationPolicySpec {
   std::vector<ResourceSelector> resourceSelectors;
   int32_t priority = 0;
   std::string schedulingProfile;
+  // Abort (empty: the default) | Adopt: what happens to a member object of the same name that
+  // Flotilla does not manage (docs/design.md §11).
+  std::string conflictResolution;
   Placement placement;
   std::optional<AutoMigration> autoMigration;  // absent means off
   std::optional<Failover> failover;
@@ -316,6 +319,7 @@ struct ResourceBindingSpec {
   Placement placement;
   int32_t priority = 0;
   std::vector<TargetCluster> clusters;  // the scheduling result; written by the scheduler only
+  std::string conflictResolution;       // the policy's: Abort (empty) | Adopt
 };
 
 struct AggregatedStatusItem {

@@ -163,6 +163,8 @@ FieldErrors validatePolicy(const Policy& policy, validation::Scope scope) {
       }
     }
   }
+  if (!spec.conflictResolution.empty())
+    errors.oneOf("spec.conflictResolution", spec.conflictResolution, enums::kConflictResolution);
   if (!spec.schedulingProfile.empty()) {
     errors.dns1123Subdomain("spec.schedulingProfile", spec.schedulingProfile);
   }

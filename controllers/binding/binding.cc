@@ -168,6 +168,7 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
     desired.spec.placement = winner.spec->placement;
     api::setDefaults(desired.spec.placement);
     desired.spec.priority = winner.priority;
+    desired.spec.conflictResolution = winner.spec->conflictResolution;
     // PolicyBound is only written once something was wrong: a binding whose policy is there has
     // no such condition, which saves a status write per binding (and one per scheduler write,
     // whose generation bump would otherwise move observedGeneration).

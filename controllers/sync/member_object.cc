@@ -50,6 +50,55 @@ bool numbersEqual(const json::value& a, const json::value& b) {
 
 }  // namespace
 
+api::Result<json::object> applyOverrides(json::object object,
+                                         const std::vector<api::ClusterOverride>& overrides,
+                                         const std::string& cluster) {
+  json::value patched = std::move(object);
+  for (const auto& o : overrides) {
+    if (o.clusterName != cluster) continue;
+    for (size_t i = 0; i < o.patches.size(); ++i) {
+      const auto& p = o.patches[i];
+      json::object op{{"op", p.op}, {"path", p.path}};
+      if (!p.from.empty()) op["from"] = p.from;
+      if (p.op == "add" || p.op == "replace" || p.op == "test") op["value"] = p.value;
+      json::array ops{op};
+      auto next = api::applyJsonPatch(patched, ops);
+      if (!next) {
+        return api::Error{api::reason::kInvalid,
+                          422,
+                          "override patch " + std::to_string(i) + " (" + p.op + " " + p.path +
+                              ") for " + cluster + ": " + next.error().message,
+                          {}};
+      }
+      patched = std::move(*next);
+    }
+  }
+  if (!patched.is_object()) {
+    return api::Error{api::reason::kInvalid,
+                      422,
+                      "the overrides for " + cluster + " did not leave an object",
+                      {}};
+  }
+  return std::move(patched.as_object());
+}
+
+void markMemberObject(json::object& object, const std::string& bindingKey,
+                      const std::string& cluster, const std::string& hostId,
+                      const std::string& sourceGeneration) {
+  auto& m = objectAt(object, "metadata");
+  auto& labels = objectAt(m, "labels");
+  labels[kManagedByLabel] = kManagedByValue;
+  labels[kBindingLabel] = bindingHash(bindingKey);
+  labels[kClusterLabel] = cluster;
+  if (!hostId.empty()) labels[kHostLabel] = hostId;
+  auto& annotations = objectAt(m, "annotations");
+  annotations[kBindingAnnotation] = bindingKey;
+  if (!sourceGeneration.empty()) annotations[kSourceGenerationAnnotation] = sourceGeneration;
+  annotations.erase(kAppliedHashAnnotation);
+  const std::string hash = hashOf(json::serialize(object));
+  objectAt(objectAt(object, "metadata"), "annotations")[kAppliedHashAnnotation] = hash;
+}
+
 api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment& fd,
                                                   const std::string& bindingKey,
                                                   const std::string& cluster, int32_t replicas,
@@ -78,44 +127,15 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
   spec["replicas"] = replicas;
   out["spec"] = std::move(spec);
 
-  json::value patched = std::move(out);
-  for (const auto& o : fd.spec.overrides) {
-    if (o.clusterName != cluster) continue;
-    for (size_t i = 0; i < o.patches.size(); ++i) {
-      const auto& p = o.patches[i];
-      json::object op{{"op", p.op}, {"path", p.path}};
-      if (!p.from.empty()) op["from"] = p.from;
-      if (p.op == "add" || p.op == "replace" || p.op == "test") op["value"] = p.value;
-      json::array ops{op};
-      auto next = api::applyJsonPatch(patched, ops);
-      if (!next) {
-        return api::Error{api::reason::kInvalid,
-                          422,
-                          "override patch " + std::to_string(i) + " (" + p.op + " " + p.path +
-                              ") for " + cluster + ": " + next.error().message,
-                          {}};
-      }
-      patched = std::move(*next);
-    }
-  }
-  if (!patched.is_object()) {
-    return api::Error{api::reason::kInvalid,
-                      422,
-                      "the overrides for " + cluster + " did not leave an object",
-                      {}};
-  }
-  json::object result = std::move(patched.as_object());
+  auto overridden = applyOverrides(std::move(out), fd.spec.overrides, cluster);
+  if (!overridden) return overridden.error();
+  json::object result = std::move(*overridden);
   // What overrides must not change: identity and Flotilla's marks.
   result["apiVersion"] = "apps/v1";
   result["kind"] = "Deployment";
   auto& m = objectAt(result, "metadata");
   m["name"] = fd.metadata.name;
   m["namespace"] = fd.metadata.namespace_;
-  auto& labels = objectAt(m, "labels");
-  labels[kManagedByLabel] = kManagedByValue;
-  labels[kBindingLabel] = bindingHash(bindingKey);
-  labels[kClusterLabel] = cluster;
-  if (!hostId.empty()) labels[kHostLabel] = hostId;
   // The pods carry the marks too (a ReplicaSet copies the template's labels): auto-migration finds
   // a workload's ReplicaSets and pods on a member by them, through an index, without reading
   // every pod's owner chain. Extra template labels do not touch the selector.
@@ -123,13 +143,9 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
       objectAt(objectAt(objectAt(objectAt(result, "spec"), "template"), "metadata"), "labels");
   podLabels[kManagedByLabel] = kManagedByValue;
   podLabels[kBindingLabel] = bindingHash(bindingKey);
-  auto& annotations = objectAt(m, "annotations");
-  annotations[kBindingAnnotation] = bindingKey;
   auto gen = fd.metadata.annotations.find(kSourceGenerationAnnotation);
-  if (gen != fd.metadata.annotations.end()) annotations[kSourceGenerationAnnotation] = gen->second;
-  annotations.erase(kAppliedHashAnnotation);
-  const std::string hash = hashOf(json::serialize(result));
-  objectAt(objectAt(result, "metadata"), "annotations")[kAppliedHashAnnotation] = hash;
+  markMemberObject(result, bindingKey, cluster, hostId,
+                   gen == fd.metadata.annotations.end() ? "" : gen->second);
   return result;
 }
 

@@ -29,6 +29,18 @@ api::Result<boost::json::object> desiredMemberDeployment(const api::FederatedDep
                                                          int32_t replicas,
                                                          const std::string& hostId = "");
 
+// `object` with the RFC 6902 patches of `cluster`'s overrides applied in order; a patch that
+// cannot be applied is an error naming the patch, its JSON pointer and the reason.
+api::Result<boost::json::object> applyOverrides(boost::json::object object,
+                                                const std::vector<api::ClusterOverride>& overrides,
+                                                const std::string& cluster);
+// Flotilla's marks on a member object (controllers/common/managed.h): managed-by, binding, cluster
+// and host labels; binding and source-generation annotations; and, last, the applied hash (of the
+// object with every other mark: a template change that removes a field changes it).
+void markMemberObject(boost::json::object& object, const std::string& bindingKey,
+                      const std::string& cluster, const std::string& hostId,
+                      const std::string& sourceGeneration);
+
 // The member Namespace Flotilla creates for host namespace `hostNamespace` (docs/security.md,
 // H3): its name, Flotilla's managed-by label, and the host namespace's Pod Security admission
 // labels (pod-security.kubernetes.io/*), so the member's admission enforces on the pods what the

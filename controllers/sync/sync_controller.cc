@@ -10,6 +10,7 @@
 #include "controllers/common/managed.h"
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
+#include "controllers/sync/member_namespace.h"
 #include "controllers/sync/member_object.h"
 #include "controllers/sync/move.h"
 
@@ -23,11 +24,6 @@ namespace {
 constexpr const char* kName = "sync";
 // Not a propagation state: the outcome is not known yet, and nothing is written.
 constexpr const char* kUndecided = "Undecided";
-
-// No HTTP answer at all (refused, reset, timeout): the member is not reachable right now.
-bool unreachable(const api::Error& e) {
-  return e.code == 0 || e.code == 503 || e.code == 504 || e.reason == api::reason::kTimeout;
-}
 
 std::string uidOf(const json::object& o) {
   const auto* meta = o.if_contains("metadata");
@@ -220,41 +216,14 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
       retry->backoff = true;
       return fail(propagation::kCreationFailed, got.error().message);
     } else {
-      // The namespace first (docs/security.md, H3): made by Flotilla, labelled as Flotilla's
-      // and carrying the host namespace's Pod Security labels (kept when the workload goes:
-      // other objects may live there); one that exists and Flotilla did not make is used only
-      // when its owner on the member has labelled it as Flotilla's.
-      auto nsObject = await(member->executor(), client.get(resources::kNamespaces, "", ns));
-      if (!nsObject && nsObject.error().code == 404) {
-        auto hostNs = await(executor_, host_.get(resources::kNamespaces, "", ns));
-        if (!hostNs) {
-          retry->backoff = true;
-          return fail(propagation::kCreationFailed,
-                      "reading namespace " + ns + " on the host: " + hostNs.error().message);
-        }
-        auto created = await(member->executor(),
-                             client.create(resources::kNamespaces, "", memberNamespace(*hostNs)));
-        if (!created && created.error().reason != api::reason::kAlreadyExists) {
-          (unreachable(created.error()) ? retry->soon : retry->backoff) = true;
-          return fail(propagation::kCreationFailed,
-                      "creating namespace " + ns + ": " + created.error().message);
-        }
-        if (!created) {  // someone made it in between: theirs unless they allowed Flotilla
-          retry->soon = true;
-          return fail(kUndecided, "namespace " + ns + " appeared on " + cluster + "; checking it");
-        }
-      } else if (!nsObject) {  // say why (a Forbidden), not the apply's "namespace not found"
-        (unreachable(nsObject.error()) ? retry->soon : retry->backoff) = true;
-        return fail(unreachable(nsObject.error()) ? propagation::kClusterNotReady
-                                                  : propagation::kCreationFailed,
-                    "reading namespace " + ns + ": " + nsObject.error().message);
-      } else if (!flotillaNamespace(*nsObject)) {
-        retry->backoff = true;
-        return fail(propagation::kCreationFailed,
-                    "namespace " + ns + " exists on " + cluster +
-                        " and Flotilla did not create it; its owner there may let Flotilla use "
-                        "it: kubectl label namespace " +
-                        ns + " " + kManagedByLabel + "=" + kManagedByValue);
+      // The namespace first (docs/security.md, H3; member_namespace.h).
+      const auto check = ensureMemberNamespace(host_, executor_, *member, ns, cluster, true,
+                                               "Deployment " + key);
+      if (!check.ready) {
+        retry->soon = retry->soon || check.retrySoon;
+        retry->backoff = retry->backoff || check.retryBackoff;
+        return fail(check.propagation.empty() ? kUndecided : check.propagation.c_str(),
+                    check.message);
       }
     }
   }
@@ -273,21 +242,13 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
     // Changing a Deployment that is already there: its namespace must still be one Flotilla may
     // use. Its marks alone do not say so: a member user who owns a namespace of the workload's
     // name could have made a Deployment marked as Flotilla's there (docs/security.md, H3).
-    auto nsObject = await(member->executor(), client.get(resources::kNamespaces, "", ns));
-    if (!nsObject) {
-      (unreachable(nsObject.error()) ? retry->soon : retry->backoff) = true;
-      return fail(unreachable(nsObject.error()) ? propagation::kClusterNotReady
-                                                : propagation::kUpdateFailed,
-                  "reading namespace " + ns + ": " + nsObject.error().message);
-    }
-    if (!flotillaNamespace(*nsObject)) {
-      retry->backoff = true;
-      return fail(propagation::kUpdateFailed,
-                  "namespace " + ns + " on " + cluster +
-                      " was not created by Flotilla and its owner has not allowed it (kubectl "
-                      "label namespace " +
-                      ns + " " + kManagedByLabel + "=" + kManagedByValue +
-                      "); leaving Deployment " + key + " there untouched");
+    const auto check = ensureMemberNamespace(host_, executor_, *member, ns, cluster, false,
+                                             "Deployment " + key);
+    if (!check.ready) {
+      retry->soon = retry->soon || check.retrySoon;
+      retry->backoff = retry->backoff || check.retryBackoff;
+      return fail(check.propagation.empty() ? kUndecided : check.propagation.c_str(),
+                  check.message);
     }
   }
 

@@ -19,6 +19,7 @@ inline constexpr const char* kCreationFailed = "CreationFailed";
 inline constexpr const char* kUpdateFailed = "UpdateFailed";
 inline constexpr const char* kDeletionFailed = "DeletionFailed";
 inline constexpr const char* kClusterNotReady = "ClusterNotReady";
+inline constexpr const char* kConflict = "Conflict";
 }  // namespace propagation
 
 struct ClusterOutcome {

@@ -1,0 +1,61 @@
+// What the sync controller does with one member cluster for a federated object of any kind
+// (docs/design.md §11): the object the member should hold, and the step that gets it there.
+// Pure functions on JSON, tested by tables (object_plan_test.cc).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+
+#include "api/flotilla_types.h"
+#include "api/result.h"
+#include "interpreter/interpreter.h"
+
+namespace flotilla::controllers::sync {
+
+// Set on a member object Flotilla took over under conflictResolution: Adopt. It is left in place
+// when the source goes or the cluster is no longer targeted: it was there before Flotilla.
+inline constexpr const char* kAdoptedAnnotation = "flotilla.io/adopted";
+
+// The member object for `cluster`: the template, with the cluster's share of the replicas when the
+// kind has them (`replicas`), that cluster's overrides, then Flotilla's marks (which no override
+// removes) and, when `adopted`, the adopted annotation.
+api::Result<boost::json::object> desiredMemberObject(const api::FederatedObject& fo,
+                                                     const interpreter::Interpreter& interpreter,
+                                                     const std::string& bindingKey,
+                                                     const std::string& cluster,
+                                                     std::optional<int32_t> replicas,
+                                                     const std::string& hostId, bool adopted);
+
+enum class MemberStep {
+  kNone,      // nothing to write (in sync, or nothing of ours there)
+  kApply,     // server-side apply of the desired object
+  kConflict,  // an object Flotilla does not manage is in the way: untouched, reported
+  kDelete,    // ours, no longer wanted there
+};
+
+struct MemberPlan {
+  MemberStep step = MemberStep::kNone;
+  bool adopt = false;    // kApply: taking over an object Flotilla did not make
+  std::string message;   // kConflict: why
+};
+
+struct MemberInput {
+  bool targeted = false;
+  const boost::json::object* desired = nullptr;  // targeted: what the member should hold
+  const boost::json::object* live = nullptr;     // what it holds; null: nothing of that name
+  std::string bindingKey;
+  std::string hostId;
+  bool adoptAllowed = false;  // the policy's conflictResolution is Adopt
+};
+
+// Targeted: create what is missing; update ours when it no longer holds the desired fields;
+// an object of that name Flotilla does not manage (or manages for another binding, or another
+// host) is a conflict, unless Adopt allows taking over one that no Flotilla manages.
+// Not targeted: delete ours, unless it was adopted (then it stays).
+MemberPlan planMember(const MemberInput& in);
+
+// Whether a live member object was adopted (and so is never deleted by Flotilla).
+bool adopted(const boost::json::object& live);
+
+}  // namespace flotilla::controllers::sync

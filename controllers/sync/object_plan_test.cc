@@ -1,0 +1,117 @@
+#include "controllers/sync/object_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "api/test_util.h"
+#include "controllers/common/managed.h"
+
+namespace flotilla::controllers::sync {
+namespace {
+
+namespace json = boost::json;
+
+api::FederatedObject configMap() {
+  return api::testing::fromYaml<api::FederatedObject>(R"(
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedObject
+metadata:
+  name: settings-configmap
+  namespace: demo
+  annotations: {flotilla.io/source-generation: "0"}
+spec:
+  template:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: demo, labels: {app: web}}
+    data: {mode: fast}
+  overrides:
+  - clusterName: member2
+    patches:
+    - {op: replace, path: /data/mode, value: slow}
+    - {op: replace, path: /metadata/name, value: renamed}
+)");
+}
+
+const interpreter::Interpreter kConfigMap = interpreter::Registry::builtIn().of("v1", "ConfigMap");
+constexpr const char* kKey = "demo/settings-configmap";
+
+json::object desired(const std::string& cluster, bool adopted = false) {
+  auto d = desiredMemberObject(configMap(), kConfigMap, kKey, cluster, std::nullopt, "host-1",
+                               adopted);
+  EXPECT_TRUE(d) << d.error();
+  return d ? *d : json::object{};
+}
+
+TEST(DesiredMemberObject, TheTemplateWithTheClustersOverridesAndFlotillasMarks) {
+  const auto one = desired("member1");
+  EXPECT_EQ(one.at("data").at("mode"), "fast");
+  EXPECT_EQ(one.at("metadata").at("labels").at("app"), "web");
+  EXPECT_EQ(one.at("metadata").at("labels").at(kManagedByLabel), kManagedByValue);
+  EXPECT_EQ(one.at("metadata").at("annotations").at(kBindingAnnotation), kKey);
+  EXPECT_TRUE(managedFor(one, kKey, "host-1"));
+  EXPECT_FALSE(one.at("metadata").as_object().at("annotations").as_object().contains(
+      kAdoptedAnnotation));
+  // member2's override changes the data; an override cannot rename the object.
+  const auto two = desired("member2");
+  EXPECT_EQ(two.at("data").at("mode"), "slow");
+  EXPECT_EQ(two.at("metadata").at("name"), "settings");
+  EXPECT_EQ(desired("member1", true).at("metadata").at("annotations").at(kAdoptedAnnotation),
+            "true");
+  // A patch that cannot apply names the cluster and the patch.
+  auto fo = configMap();
+  fo.spec.overrides[0].patches[0].path = "/spec/nothing/here";
+  auto broken = desiredMemberObject(fo, kConfigMap, kKey, "member2", std::nullopt, "", false);
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("override patch 0"), std::string::npos);
+  EXPECT_NE(broken.error().message.find("member2"), std::string::npos);
+}
+
+TEST(PlanMember, Table) {
+  const auto want = desired("member1");
+  json::object stale = want;
+  stale["data"].as_object()["mode"] = "old";
+  json::object foreign{{"apiVersion", "v1"},
+                       {"kind", "ConfigMap"},
+                       {"metadata", json::object{{"name", "settings"}, {"namespace", "demo"}}},
+                       {"data", json::object{{"mode", "theirs"}}}};
+  json::object otherHost = want;
+  otherHost["metadata"].as_object()["labels"].as_object()[kHostLabel] = "host-2";
+  json::object adoptedLive = desired("member1", true);
+  struct Case {
+    const char* name;
+    bool targeted;
+    const json::object* live;
+    bool adoptAllowed;
+    MemberStep step;
+    bool adopt;
+  };
+  const Case cases[] = {
+      {"missing: create", true, nullptr, false, MemberStep::kApply, false},
+      {"in sync: nothing", true, &want, false, MemberStep::kNone, false},
+      {"stale: update", true, &stale, false, MemberStep::kApply, false},
+      {"foreign: conflict", true, &foreign, false, MemberStep::kConflict, false},
+      {"foreign with Adopt: take over", true, &foreign, true, MemberStep::kApply, true},
+      {"another host's: conflict even with Adopt", true, &otherHost, true, MemberStep::kConflict,
+       false},
+      {"not targeted, ours: delete", false, &want, false, MemberStep::kDelete, false},
+      {"not targeted, adopted: stays", false, &adoptedLive, false, MemberStep::kNone, false},
+      {"not targeted, foreign: untouched", false, &foreign, true, MemberStep::kNone, false},
+      {"not targeted, nothing there", false, nullptr, false, MemberStep::kNone, false},
+  };
+  for (const auto& c : cases) {
+    const auto plan = planMember({.targeted = c.targeted,
+                                  .desired = &want,
+                                  .live = c.live,
+                                  .bindingKey = kKey,
+                                  .hostId = "host-1",
+                                  .adoptAllowed = c.adoptAllowed});
+    EXPECT_EQ(plan.step, c.step) << c.name;
+    EXPECT_EQ(plan.adopt, c.adopt) << c.name;
+    if (plan.step == MemberStep::kConflict) {
+      EXPECT_FALSE(plan.message.empty()) << c.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::sync
