@@ -190,9 +190,9 @@ writes() { write_lines "$@" | awk '{ s += $NF } END { print s + 0 }'; }
 # count can be shown by resource and verb (diff two snapshots).
 write_lines() {
   kubectl --kubeconfig "$1" get --raw /metrics 2>/dev/null |
-    awk -v member="${2:-}" '/^apiserver_request_total\{/ && /verb="(POST|PUT|CREATE|UPDATE|PATCH|APPLY|DELETE|DELETECOLLECTION)"/ &&
+    awk -v member="${2:-}" -v res="${MEMBER_WRITE_RESOURCES:-deployments|namespaces}" '/^apiserver_request_total\{/ && /verb="(POST|PUT|CREATE|UPDATE|PATCH|APPLY|DELETE|DELETECOLLECTION)"/ &&
          !/resource="(leases|events|federatedclusters)"/ {
-           if (member != "" && !(/resource="(deployments|namespaces)"/ && /subresource=""/)) next
+           if (member != "" && !($0 ~ "resource=\"(" res ")\"" && /subresource=""/)) next
            print
          }' | sort
 }

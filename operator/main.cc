@@ -19,6 +19,7 @@
 #include "controllers/common/log.h"
 #include "controllers/common/typed.h"
 #include "controllers/federate/federate_controller.h"
+#include "controllers/federate/object_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 #include "controllers/status/status_controller.h"
 #include "controllers/sync/sync_controller.h"
@@ -229,6 +230,8 @@ int main(int argc, char** argv) {
   auto profiles = factory.informerFor(res::kSchedulingProfiles);
   auto extenders = factory.informerFor(res::kSchedulerExtenders);
   auto deployments = factory.informerFor(res::kDeployments);
+  auto federatedObjects = factory.informerFor(res::kFederatedObjects);
+  auto clusterFederatedObjects = factory.informerFor(res::kClusterFederatedObjects);
 
   kube::RestEventSink sink(manager->client(), manager->executor());
   kube::EventRecorderOptions ro;
@@ -269,21 +272,48 @@ int main(int argc, char** argv) {
   auto& federateLoop = manager->addController("federate", federate, controllerOptions());
   federate.watch(federateLoop, *deployments, *federated, *policies, *clusterPolicies);
 
-  ctl::binding::BindingController binding(manager->client(), manager->executor(),
-                                          {*federated, *bindings, *policies, *clusterPolicies},
-                                          recorder, api::Clock::now, reserved);
+  // Any other kind a policy names (docs/design.md §11): host informers per kind, started and
+  // stopped as policies change, feeding the object federate controller's queue.
+  kube::Controller* federateObjectsLoop = nullptr;
+  ctl::federate::SourceInformers sources(manager->client(), manager->executor(),
+                                         [&federateObjectsLoop](const std::string& key) {
+                                           if (federateObjectsLoop)
+                                             federateObjectsLoop->queue().add(key);
+                                         });
+  ctl::federate::FederateObjectController federateObjects(
+      manager->client(), manager->executor(),
+      {*federatedObjects, *clusterFederatedObjects, *policies, *clusterPolicies}, sources,
+      recorder, {.reserved = reserved});
+  federateObjectsLoop =
+      &manager->addController("federate-object", federateObjects, controllerOptions());
+  federateObjects.watch(*federateObjectsLoop, *federatedObjects, *clusterFederatedObjects,
+                        *policies, *clusterPolicies);
+  // The kinds are worked out once at the start, then on every policy change.
+  manager->addRunnable([&federateObjectsLoop] { federateObjectsLoop->queue().add(ctl::federate::kKindsKey); },
+                       [&sources] { sources.stopAll(); });
+
+  ctl::binding::BindingController binding(
+      manager->client(), manager->executor(),
+      {*federated, *bindings, *policies, *clusterPolicies, federatedObjects.get()}, recorder,
+      api::Clock::now, reserved);
   auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
   binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
+  binding.watchObjects(bindingLoop, *federatedObjects, *bindings, *policies, *clusterPolicies);
 
   ctl::sync::SyncControllerOptions syncOptions;
   syncOptions.gracefulMoveTimeout = options.gracefulMoveTimeout;
   syncOptions.failoverGrace = options.clusterFailoverGrace;
   syncOptions.hostId = hostId;
+  syncOptions.sourceOf = [&sources](const ctl::ObjectKey& key) -> kube::ObjectPtr {
+    auto informer = sources.get({key.apiVersion, key.kind});
+    return informer ? informer->store().get(key.cacheKey()) : nullptr;
+  };
   ctl::sync::SyncController sync(manager->client(), manager->executor(),
-                                 {*federated, *bindings, *clusters}, members, recorder,
-                                 syncOptions);
+                                 {*federated, *bindings, *clusters, federatedObjects.get()},
+                                 members, recorder, syncOptions);
   auto& syncLoop = manager->addController("sync", sync, controllerOptions());
   sync.watch(syncLoop, *federated, *bindings, *clusters);
+  sync.watchObjects(syncLoop, *federatedObjects);
 
   ctl::status::StatusController status(manager->client(), manager->executor(),
                                        {*federated, *bindings, *deployments, *clusters}, members);
@@ -382,8 +412,9 @@ int main(int argc, char** argv) {
   recorderOwner.reset();  // writes what is pending while the client still exists
   // The informers are the manager's (its factory holds them): drop ours so that they go with it,
   // while its I/O context still exists.
+  sources.stopAll();
   for (auto* informer : {&clusters, &policies, &clusterPolicies, &federated, &bindings, &profiles,
-                         &extenders, &deployments})
+                         &extenders, &deployments, &federatedObjects, &clusterFederatedObjects})
     informer->reset();
   manager.reset();
   spdlog::info("flotilla-operator stopped (exit {})", code);

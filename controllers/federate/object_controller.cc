@@ -84,6 +84,15 @@ void FederateObjectController::watch(kube::Controller& controller,
       kube::anyOf({kube::generationChanged(), kube::labelsChanged(), kube::annotationsChanged()});
   controller.watch(federatedObjects, mapToSource(), changed);
   controller.watch(clusterFederatedObjects, mapToSource(), changed);
+  // The last federated object of a kind gone: the kind may no longer need watching.
+  controller.watch(federatedObjects, [](const kube::ObjectPtr&) { return std::vector<std::string>{kKindsKey}; },
+                   kube::Predicate{[](const kube::ObjectPtr&) { return false; },
+                                   [](const kube::ObjectPtr&, const kube::ObjectPtr&) { return false; },
+                                   nullptr});
+  controller.watch(clusterFederatedObjects, [](const kube::ObjectPtr&) { return std::vector<std::string>{kKindsKey}; },
+                   kube::Predicate{[](const kube::ObjectPtr&) { return false; },
+                                   [](const kube::ObjectPtr&, const kube::ObjectPtr&) { return false; },
+                                   nullptr});
   controller.watch(policies, mapPolicyToSources());
   controller.watch(clusterPolicies, mapPolicyToSources());
 }
@@ -95,7 +104,20 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
   std::vector<api::ClusterPropagationPolicy> clusterPolicies;
   for (const auto& o : informers_.clusterPolicies.store().list())
     if (auto p = fromObject<api::ClusterPropagationPolicy>(o)) clusterPolicies.push_back(std::move(*p));
-  const auto result = sources_.sync(kindsNamed(policies, clusterPolicies));
+  auto kinds = kindsNamed(policies, clusterPolicies);
+  // A kind no policy names any more stays watched while federated objects of it remain: their
+  // sources are reconciled once more, which unfederates them (the informer stops when the last
+  // one is gone).
+  for (const auto* informer : {&informers_.federatedObjects, &informers_.clusterFederatedObjects}) {
+    for (const auto& o : informer->store().list()) {
+      const auto* spec = o->if_contains("spec");
+      const auto* t = spec && spec->is_object() ? spec->as_object().if_contains("template") : nullptr;
+      if (!t || !t->is_object()) continue;
+      const ObjectKey key = ObjectKey::of(t->as_object());
+      if (!key.apiVersion.empty() && !key.kind.empty()) kinds.insert({key.apiVersion, key.kind});
+    }
+  }
+  const auto result = sources_.sync(kinds);
   for (const auto& k : result.started) log::info(kName, kKindsKey, "watching " + k);
   for (const auto& k : result.stopped) log::info(kName, kKindsKey, "no policy names " + k + " any more; not watching it");
   if (!result.unserved.empty()) {

@@ -1,8 +1,12 @@
 #include "controllers/sync/object_plan.h"
 
+#include <algorithm>
+
+#include "api/conditions.h"
 #include "api/unstructured.h"
 #include "controllers/common/managed.h"
 #include "controllers/sync/member_object.h"
+#include "controllers/sync/sync_status.h"
 
 namespace flotilla::controllers::sync {
 
@@ -80,6 +84,58 @@ MemberPlan planMember(const MemberInput& in) {
   if (in.desired && !difference(json::value(*in.live), json::value(*in.desired)).empty())
     out.step = MemberStep::kApply;
   return out;
+}
+
+api::FederatedObjectStatus objectStatus(const api::FederatedObject& fo,
+                                        std::vector<ClusterState> clusters,
+                                        const std::string& now) {
+  std::sort(clusters.begin(), clusters.end(),
+            [](const ClusterState& a, const ClusterState& b) { return a.cluster < b.cluster; });
+  api::FederatedObjectStatus status;
+  status.conditions = fo.status.conditions;
+  int targets = 0, healthy = 0;
+  std::string notApplied, notHealthy;
+  for (const auto& c : clusters) {
+    status.clusters.push_back({c.cluster, c.propagation, std::string(toString(c.health.health)),
+                               c.propagation == propagation::kOK ? c.health.message : c.message});
+    if (!c.target) {
+      if (notApplied.empty()) notApplied = c.cluster + ": " + c.propagation + ": " + c.message;
+      continue;
+    }
+    ++targets;
+    if (!status.clusterNames.empty()) status.clusterNames += ",";
+    status.clusterNames += c.cluster;
+    if (c.propagation != propagation::kOK && notApplied.empty())
+      notApplied = c.cluster + ": " + c.propagation + (c.message.empty() ? "" : ": " + c.message);
+    if (c.health.health == interpreter::Health::kHealthy) {
+      ++healthy;
+    } else if (notHealthy.empty()) {
+      notHealthy = c.cluster + ": " + std::string(toString(c.health.health)) +
+                   (c.health.message.empty() ? "" : ": " + c.health.message);
+    }
+  }
+  if (targets == 0) {
+    status.observedGeneration = fo.metadata.generation;
+    return status;  // nothing placed yet: nothing to say about it
+  }
+  status.healthy = std::to_string(healthy) + "/" + std::to_string(targets);
+  const int64_t generation = fo.metadata.generation;
+  if (notApplied.empty()) {
+    api::setCondition(status.conditions, "Propagated", "True", "Applied",
+                      "applied on " + std::to_string(targets) + " cluster(s)", generation, now);
+  } else {
+    api::setCondition(status.conditions, "Propagated", "False", "NotApplied", notApplied,
+                      generation, now);
+  }
+  if (notHealthy.empty()) {
+    api::setCondition(status.conditions, "Healthy", "True", "Healthy",
+                      "healthy on " + std::to_string(targets) + " cluster(s)", generation, now);
+  } else {
+    api::setCondition(status.conditions, "Healthy", "False", "NotHealthy", notHealthy, generation,
+                      now);
+  }
+  status.observedGeneration = generation;
+  return status;
 }
 
 }  // namespace flotilla::controllers::sync

@@ -55,6 +55,24 @@ struct MemberInput {
 // Not targeted: delete ours, unless it was adopted (then it stays).
 MemberPlan planMember(const MemberInput& in);
 
+// One cluster after a sync pass, for the federated object's status.
+struct ClusterState {
+  std::string cluster;
+  std::string propagation;  // propagation::k*
+  std::string message;
+  interpreter::HealthReport health;
+  bool target = true;  // false: a cluster the object is being removed from
+};
+
+// The federated object's status: one entry per target (and per cluster a removal failed on),
+// sorted by name; HEALTHY "healthy/targeted"; CLUSTERS; conditions Propagated (True when every
+// target holds the object as Flotilla wants it) and Healthy (True when every target's copy is
+// healthy), each with the first problem as message, transition times kept while the status does
+// not change; observedGeneration.
+api::FederatedObjectStatus objectStatus(const api::FederatedObject& fo,
+                                        std::vector<ClusterState> clusters,
+                                        const std::string& now);
+
 // Whether a live member object was adopted (and so is never deleted by Flotilla).
 bool adopted(const boost::json::object& live);
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/conditions.h"
 #include "api/test_util.h"
 #include "controllers/common/managed.h"
 
@@ -111,6 +112,45 @@ TEST(PlanMember, Table) {
       EXPECT_FALSE(plan.message.empty()) << c.name;
     }
   }
+}
+
+TEST(ObjectStatus, CountsTargetsAndNamesTheFirstProblem) {
+  using interpreter::Health;
+  auto fo = configMap();
+  fo.metadata.generation = 3;
+  const auto ok = objectStatus(
+      fo,
+      {{"member2", "OK", "", {Health::kHealthy, ""}, true},
+       {"member1", "OK", "", {Health::kHealthy, ""}, true}},
+      "2026-11-27T10:00:00Z");
+  EXPECT_EQ(ok.healthy, "2/2");
+  EXPECT_EQ(ok.clusterNames, "member1,member2");
+  ASSERT_EQ(ok.clusters.size(), 2u);
+  EXPECT_EQ(ok.clusters[0].name, "member1");
+  EXPECT_EQ(ok.observedGeneration, 3);
+  const auto* propagated = api::findCondition(ok.conditions, "Propagated");
+  ASSERT_NE(propagated, nullptr);
+  EXPECT_EQ(propagated->status, "True");
+
+  // A conflict on member2 and a removal that failed on member3.
+  fo.status = ok;
+  const auto bad = objectStatus(
+      fo,
+      {{"member1", "OK", "", {Health::kHealthy, ""}, true},
+       {"member2", "Conflict", "an object of that name exists", {Health::kUnknown, ""}, true},
+       {"member3", "DeletionFailed", "forbidden", {Health::kUnknown, ""}, false}},
+      "2026-11-27T10:05:00Z");
+  EXPECT_EQ(bad.healthy, "1/2");
+  EXPECT_EQ(bad.clusterNames, "member1,member2");
+  EXPECT_EQ(bad.clusters.size(), 3u);
+  const auto* now = api::findCondition(bad.conditions, "Propagated");
+  ASSERT_NE(now, nullptr);
+  EXPECT_EQ(now->status, "False");
+  EXPECT_NE(now->message.find("member2: Conflict"), std::string::npos);
+  EXPECT_EQ(now->lastTransitionTime, "2026-11-27T10:05:00Z");
+  const auto* health = api::findCondition(bad.conditions, "Healthy");
+  ASSERT_NE(health, nullptr);
+  EXPECT_NE(health->message.find("member2: Unknown"), std::string::npos);
 }
 
 }  // namespace

@@ -22,8 +22,6 @@ using namespace std::chrono;
 namespace {
 
 constexpr const char* kName = "sync";
-// Not a propagation state: the outcome is not known yet, and nothing is written.
-constexpr const char* kUndecided = "Undecided";
 
 std::string uidOf(const json::object& o) {
   const auto* meta = o.if_contains("metadata");
@@ -270,13 +268,14 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
   return out;
 }
 
-api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedDeployment& fd,
-                                                           const std::string& key) {
-  if (std::find(fd.metadata.finalizers.begin(), fd.metadata.finalizers.end(), kCleanupFinalizer) ==
-      fd.metadata.finalizers.end())
+api::Result<kube::ReconcileResult> SyncController::cleanupMembers(
+    const api::ObjectMeta& meta, const json::object& involvedObject, const std::string& what,
+    const kube::ResourceId& ownerResource, const RemoveFromMember& removeFrom) {
+  if (std::find(meta.finalizers.begin(), meta.finalizers.end(), kCleanupFinalizer) ==
+      meta.finalizers.end())
     return kube::ReconcileResult{};
-  const bool skip = fd.metadata.annotations.count(kSkipMemberCleanupAnnotation) &&
-                    fd.metadata.annotations.at(kSkipMemberCleanupAnnotation) == "true";
+  const bool skip = meta.annotations.count(kSkipMemberCleanupAnnotation) &&
+                    meta.annotations.at(kSkipMemberCleanupAnnotation) == "true";
   std::string waiting;
   std::string abandoned;  // members down for longer than the failover grace
   if (!skip) {
@@ -299,49 +298,25 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
         }
         continue;
       }
-      kube::ListOptions selector;
-      selector.labelSelector = bindingSelector(key);
-      auto live =
-          await(member->executor(),
-                member->client().list(resources::kDeployments, fd.metadata.namespace_, selector));
-      if (!live) {
-        waiting += (waiting.empty() ? "" : ", ") + cluster + " (" + live.error().message + ")";
-        continue;
-      }
-      for (const auto& o : live->items) {
-        if (!managedFor(o, key, options_.hostId)) continue;
-        kube::DeleteOptions options;
-        options.preconditionUid = uidOf(o);
-        auto gone = await(member->executor(),
-                          member->client().remove(resources::kDeployments, fd.metadata.namespace_,
-                                                  fd.metadata.name, options));
-        // 404: already gone. A 409 is not taken as gone: a failed uid precondition (the object
-        // was replaced) and a storage conflict look alike, and the next pass lists again.
-        if (!gone && gone.error().code != 404) {
-          waiting += (waiting.empty() ? "" : ", ") + cluster + " (" + gone.error().message + ")";
-        } else {
-          log::info(kName, key, "deleted the Deployment on " + cluster);
-        }
-      }
+      if (auto problem = removeFrom(*member, cluster))
+        waiting += (waiting.empty() ? "" : ", ") + cluster + " (" + *problem + ")";
     }
   }
   if (!waiting.empty()) {
-    events_.event(involved(fd), "Warning", "CleanupPending",
-                  "waiting to remove the member Deployments on " + waiting);
+    events_.event(involvedObject, "Warning", "CleanupPending",
+                  "waiting to remove the member " + what + " on " + waiting);
     return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
   }
   if (!abandoned.empty()) {
-    events_.event(
-        involved(fd), "Warning", "CleanupSkipped",
-        "not Ready for longer than the failover grace, member Deployments left behind on " +
-            abandoned);
+    events_.event(involvedObject, "Warning", "CleanupSkipped",
+                  "not Ready for longer than the failover grace, member " + what +
+                      " left behind on " + abandoned);
   }
   auto removed = await(
-      executor_, host_.updateWithRetry(resources::kFederatedDeployments, fd.metadata.namespace_,
-                                       fd.metadata.name, [](json::object& o) -> api::Result<bool> {
-                                         auto* meta = o["metadata"].if_object();
-                                         auto* list =
-                                             meta ? meta->if_contains("finalizers") : nullptr;
+      executor_, host_.updateWithRetry(ownerResource, meta.namespace_, meta.name,
+                                       [](json::object& o) -> api::Result<bool> {
+                                         auto* m = o["metadata"].if_object();
+                                         auto* list = m ? m->if_contains("finalizers") : nullptr;
                                          if (!list || !list->is_array()) return false;
                                          auto& arr = list->as_array();
                                          const auto before = arr.size();
@@ -354,8 +329,42 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
   return kube::ReconcileResult{};
 }
 
+api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedDeployment& fd,
+                                                           const std::string& key) {
+  auto removeFrom = [&](cluster::MemberConnection& member,
+                        const std::string& cluster) -> std::optional<std::string> {
+    kube::ListOptions selector;
+    selector.labelSelector = bindingSelector(key);
+    auto live = await(member.executor(), member.client().list(resources::kDeployments,
+                                                              fd.metadata.namespace_, selector));
+    if (!live) return live.error().message;
+    std::optional<std::string> problem;
+    for (const auto& o : live->items) {
+      if (!managedFor(o, key, options_.hostId)) continue;
+      kube::DeleteOptions options;
+      options.preconditionUid = uidOf(o);
+      auto gone = await(member.executor(),
+                        member.client().remove(resources::kDeployments, fd.metadata.namespace_,
+                                               fd.metadata.name, options));
+      // 404: already gone. A 409 is not taken as gone: a failed uid precondition (the object
+      // was replaced) and a storage conflict look alike, and the next pass lists again.
+      if (!gone && gone.error().code != 404) {
+        problem = gone.error().message;
+      } else {
+        log::info(kName, key, "deleted the Deployment on " + cluster);
+      }
+    }
+    return problem;
+  };
+  return cleanupMembers(fd.metadata, involved(fd), "Deployments",
+                        resources::kFederatedDeployments, removeFrom);
+}
+
 api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& key) {
   const auto fdObject = informers_.federatedDeployments.store().get(key);
+  if (!fdObject && informers_.federatedObjects) {
+    if (auto fo = informers_.federatedObjects->store().get(key)) return reconcileObject(key, fo);
+  }
   std::optional<api::FederatedDeployment> fd;
   if (fdObject) {
     auto decoded = fromObject<api::FederatedDeployment>(fdObject);

@@ -11,6 +11,8 @@
 
 #include "api/time.h"
 #include "controllers/cluster/member_registry.h"
+#include "controllers/common/object_key.h"
+#include "controllers/sync/object_plan.h"
 #include "controllers/sync/sync_status.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
@@ -21,6 +23,8 @@ struct Informers {
   const kube::SharedInformer& federatedDeployments;
   const kube::SharedInformer& bindings;
   const kube::SharedInformer& clusters;
+  // FederatedObjects (any kind but Deployments, object_sync.cc); null: Deployments only.
+  const kube::SharedInformer* federatedObjects = nullptr;
 };
 
 struct SyncControllerOptions {
@@ -36,6 +40,13 @@ struct SyncControllerOptions {
   // This host's identity (its kube-system namespace UID), marked on every member object
   // (docs/security.md, M1); "" in tests that do not look at it.
   std::string hostId;
+  // The host's source object of a federated object (its kind's informer), for the status the
+  // kind's interpreter aggregates back into it (a Service's load-balancer ingress); null when the
+  // kind is not watched.
+  std::function<kube::ObjectPtr(const ObjectKey&)> sourceOf;
+  // A member copy that is not healthy yet is looked at again this often (member copies of kinds
+  // other than Deployments are read, not watched).
+  std::chrono::nanoseconds healthPoll = std::chrono::seconds(10);
 };
 
 class SyncController final : public kube::Reconciler {
@@ -46,6 +57,8 @@ class SyncController final : public kube::Reconciler {
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
   void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
              kube::SharedInformer& bindings, kube::SharedInformer& clusters);
+  // The FederatedObjects' events (their bindings' come through watch()).
+  void watchObjects(kube::Controller& controller, kube::SharedInformer& federatedObjects);
 
  private:
   // What a failed cluster asks of the reconcile: `soon`, a retry after retryNotReady (the
@@ -56,10 +69,30 @@ class SyncController final : public kube::Reconciler {
     bool soon = false;
     bool backoff = false;
   };
+  // Any kind but Deployments (object_sync.cc).
+  api::Result<kube::ReconcileResult> reconcileObject(const std::string& key,
+                                                     const kube::ObjectPtr& cached);
+  ClusterState syncObjectCluster(const api::FederatedObject& fo,
+                                 const interpreter::Interpreter& interpreter,
+                                 const std::string& key, const std::string& cluster,
+                                 int32_t replicas, bool adoptAllowed, Retry* retry,
+                                 std::optional<boost::json::object>* liveOut);
   ClusterOutcome syncCluster(const api::FederatedDeployment& fd, const std::string& key,
                              const std::string& cluster, int32_t replicas, Retry* retry);
   api::Result<kube::ReconcileResult> cleanup(const api::FederatedDeployment& fd,
                                              const std::string& key);
+  // What a member cleanup pass does on one reachable member: nullopt when nothing of the object
+  // is left there, else why not.
+  using RemoveFromMember = std::function<std::optional<std::string>(
+      cluster::MemberConnection& member, const std::string& cluster)>;
+  // The cleanup finalizer of a federated object (`meta`, of `ownerResource`): removes its member
+  // copies on every member (waiting for members that are down, up to the failover grace), then the
+  // finalizer. `what` names the copies in Events ("Deployments").
+  api::Result<kube::ReconcileResult> cleanupMembers(const api::ObjectMeta& meta,
+                                                    const boost::json::object& involvedObject,
+                                                    const std::string& what,
+                                                    const kube::ResourceId& ownerResource,
+                                                    const RemoveFromMember& removeFrom);
   // Not Ready (False or Unknown) since longer ago than options_.failoverGrace.
   bool downLongerThanGrace(const api::FederatedCluster& fc) const;
   std::string readyProblem(const std::string& cluster) const;

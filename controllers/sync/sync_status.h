@@ -22,6 +22,10 @@ inline constexpr const char* kClusterNotReady = "ClusterNotReady";
 inline constexpr const char* kConflict = "Conflict";
 }  // namespace propagation
 
+// Not a propagation state: the outcome is not known yet (no connection to the member yet), and
+// nothing is written; the reconcile is retried.
+inline constexpr const char* kUndecided = "Undecided";
+
 struct ClusterOutcome {
   std::string cluster;
   std::string propagation;  // one of propagation::k*

@@ -18,6 +18,7 @@ const std::string kDeployments = "apps/deployments";
 const std::string kReplicaSets = "apps/replicasets";
 const std::string kPods = "/pods";
 const std::string kNodes = "/nodes";
+const std::string kServices = "/services";
 
 const json::object& objectAt(const json::object& o, std::string_view key) {
   static const json::object kEmpty;
@@ -208,7 +209,7 @@ class Wake final : public EventSink {
   explicit Wake(std::function<void()> poke) : poke_(std::move(poke)) {}
   void deliver(const EventPtr& event) override {
     if (event->resource == kDeployments || event->resource == kReplicaSets ||
-        event->resource == kPods || event->resource == kNodes)
+        event->resource == kPods || event->resource == kNodes || event->resource == kServices)
       poke_();
   }
 
@@ -279,6 +280,33 @@ int MemberController::reconcile() {
   writes += runPods();
   writes += reconcileReplicaSets();  // statuses after binding and readiness
   writes += reconcileDeployments();
+  writes += assignLoadBalancers();
+  return writes;
+}
+
+// A cloud's load-balancer controller (or MetalLB): a LoadBalancer Service gets one ingress IP,
+// from TEST-NET-2, derived from its uid (each member's Service has its own).
+int MemberController::assignLoadBalancers() {
+  int writes = 0;
+  for (const auto& shared : store_.listShared(kServices, "")) {
+    const json::object& svc = *shared;
+    if (!meta(svc, "deletionTimestamp").empty()) continue;
+    if (stringAt(objectAt(svc, "spec"), "type") != "LoadBalancer") continue;
+    const auto& lb = objectAt(objectAt(svc, "status"), "loadBalancer");
+    if (const auto* ingress = lb.if_contains("ingress");
+        ingress && ingress->is_array() && !ingress->as_array().empty())
+      continue;
+    uint32_t h = 2166136261u;
+    for (unsigned char c : meta(svc, "uid")) h = (h ^ c) * 16777619u;
+    json::object next = svc;
+    next["status"] = json::object{
+        {"loadBalancer",
+         json::object{{"ingress", json::array{json::object{
+                                      {"ip", "198.51.100." + std::to_string(h % 254 + 1)},
+                                      {"ipMode", "VIP"}}}}}}};
+    if (store_.update({kServices, meta(svc, "namespace"), meta(svc, "name")}, next, version(svc)))
+      ++writes;
+  }
   return writes;
 }
 

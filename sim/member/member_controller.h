@@ -78,6 +78,7 @@ class MemberController {
   int reconcileReplicaSets();
   int bindPods();
   int runPods();
+  int assignLoadBalancers();
   void loop();
 
   Store& store_;

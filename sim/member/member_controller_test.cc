@@ -209,4 +209,23 @@ TEST_F(MemberFixture, TemplateChangeRollsToANewReplicaSet) {
 }
 
 }  // namespace
+TEST_F(MemberFixture, LoadBalancerServicesGetAnIngressOnce) {
+  json::object lb{{"apiVersion", "v1"},
+                  {"kind", "Service"},
+                  {"metadata", json::object{{"name", "web"}, {"namespace", "default"}, {"uid", "svc-1"}}},
+                  {"spec", json::object{{"type", "LoadBalancer"}}}};
+  json::object plain = lb;
+  plain["metadata"].as_object()["name"] = "internal";
+  plain["spec"].as_object()["type"] = "ClusterIP";
+  ASSERT_TRUE(store_->create({"/services", "default", "web"}, lb));
+  ASSERT_TRUE(store_->create({"/services", "default", "internal"}, plain));
+  EXPECT_EQ(controller_->reconcile(), 1);
+  const auto svc = *store_->get({"/services", "default", "web"});
+  const auto& ingress = svc.at("status").at("loadBalancer").at("ingress").as_array();
+  ASSERT_EQ(ingress.size(), 1u);
+  EXPECT_TRUE(ingress[0].at("ip").as_string().starts_with("198.51.100."));
+  EXPECT_FALSE(store_->get({"/services", "default", "internal"})->contains("status"));
+  EXPECT_EQ(controller_->reconcile(), 0);  // assigned once
+}
+
 }  // namespace flotilla::sim

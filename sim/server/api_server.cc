@@ -1,5 +1,7 @@
 #include "sim/server/api_server.h"
 
+#include <random>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
@@ -74,6 +76,11 @@ void defaultBuiltin(const ResourceInfo& r, json::object& object, const json::obj
   if (r.custom) return;
   applyDefaults(r.group, r.resource, object);
   if (r.group.empty() && r.resource == "pods") admitPod(object, old);
+}
+
+void allocate(const ResourceInfo& r, json::object& object, const json::object* old,
+              uint32_t salt) {
+  if (!r.custom && r.group.empty() && r.resource == "services") allocateService(object, old, salt);
 }
 
 bool Filter::matches(const json::object& object) const {
@@ -180,6 +187,7 @@ ApiServer::ApiServer(Store& store, ApiServerOptions options)
       options_(std::move(options)),
       authorizer_(std::make_unique<RbacAuthorizer>(store)) {
   if (!options_.webhookCaller) options_.webhookCaller = makeHttpWebhookCaller();
+  allocationSalt_ = std::random_device{}();
   if (options_.serviceAccountKey.empty()) options_.serviceAccountKey = newSigningKey();
   if (!options_.faults) options_.faults = std::make_shared<FaultInjector>();
 }

@@ -129,6 +129,9 @@ class ApiServer {
 
   Store& store_;
   ApiServerOptions options_;
+  // Mixed into what Services are allocated, so two API servers (host and members) give the same
+  // Service different clusterIPs, as separate clusters do.
+  uint32_t allocationSalt_ = 0;
   ResourceRegistry registry_;
   RequestMetrics metrics_;
   std::unique_ptr<RbacAuthorizer> authorizer_;

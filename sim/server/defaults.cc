@@ -288,6 +288,71 @@ void defaultPodSpec(json::object& spec) {
   forEachObject(spec, "volumes", defaultVolume);
 }
 
+void allocateService(json::object& service, const json::object* old, uint32_t salt) {
+  auto& spec = objectAt(service, "spec");
+  const std::string type = stringAt(spec, "type");
+  const json::object* oldSpec = nullptr;
+  if (old) {
+    if (const auto* s = old->if_contains("spec"); s && s->is_object()) oldSpec = &s->as_object();
+  }
+  // An update that leaves an allocated value out keeps it (kube-apiserver's
+  // patchAllocatedValues): clusterIP(s), ipFamilies, nodePorts, healthCheckNodePort.
+  if (oldSpec) {
+    for (const char* field : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"}) {
+      if (unset(spec, field) && oldSpec->contains(field)) spec[field] = oldSpec->at(field);
+    }
+  }
+  uint32_t seed = 2166136261u ^ salt;
+  for (unsigned char c : stringAt(objectAt(service, "metadata"), "namespace") + "/" +
+                             stringAt(objectAt(service, "metadata"), "name"))
+    seed = (seed ^ c) * 16777619u;
+  if (type != "ExternalName") {
+    if (unset(spec, "clusterIP")) {
+      // From the default service CIDR 10.96.0.0/12 (collisions are not checked: a stand-in).
+      spec["clusterIP"] = "10." + std::to_string(96 + (seed >> 24) % 16) + "." +
+                          std::to_string((seed >> 8) % 256) + "." + std::to_string(seed % 254 + 1);
+    }
+    if (unset(spec, "clusterIPs") && stringAt(spec, "clusterIP") != "")
+      spec["clusterIPs"] = json::array{spec.at("clusterIP")};
+    if (stringAt(spec, "clusterIP") != "None") {
+      setDefault(spec, "ipFamilies", json::array{"IPv4"});
+      setDefault(spec, "ipFamilyPolicy", "SingleStack");
+    }
+  }
+  const auto* allocate = spec.if_contains("allocateLoadBalancerNodePorts");
+  const bool nodePorts = type == "NodePort" ||
+                         (type == "LoadBalancer" && !(allocate && allocate->is_bool() &&
+                                                      !allocate->as_bool()));
+  if (nodePorts) {
+    int index = 0;
+    forEachObject(spec, "ports", [&](json::object& port) {
+      ++index;
+      if (!unset(port, "nodePort")) return;
+      // The old object's nodePort for the same port, else one from 30000-32767.
+      if (oldSpec) {
+        if (const auto* ports = oldSpec->if_contains("ports"); ports && ports->is_array()) {
+          for (const auto& p : ports->as_array()) {
+            if (!p.is_object() || !p.as_object().contains("nodePort")) continue;
+            if (p.as_object().if_contains("port") && port.if_contains("port") &&
+                p.as_object().at("port") == port.at("port")) {
+              port["nodePort"] = p.as_object().at("nodePort");
+              return;
+            }
+          }
+        }
+      }
+      port["nodePort"] = static_cast<int64_t>(30000 + (seed + 7919u * static_cast<uint32_t>(index)) % 2768);
+    });
+  }
+  if (type == "LoadBalancer" && stringAt(spec, "externalTrafficPolicy") == "Local" &&
+      unset(spec, "healthCheckNodePort")) {
+    if (oldSpec && oldSpec->contains("healthCheckNodePort"))
+      spec["healthCheckNodePort"] = oldSpec->at("healthCheckNodePort");
+    else
+      spec["healthCheckNodePort"] = static_cast<int64_t>(30000 + (seed / 3) % 2768);
+  }
+}
+
 void applyDefaults(std::string_view group, std::string_view resource, json::object& object) {
   if (group == "rbac.authorization.k8s.io" &&
       (resource == "rolebindings" || resource == "clusterrolebindings"))

@@ -18,6 +18,13 @@ namespace flotilla::sim {
 // The defaults of one built-in resource ("apps"/"deployments", "apps"/"replicasets", ""/"pods",
 // ""/"secrets", ""/"services"), in place. Other resources are left alone.
 void applyDefaults(std::string_view group, std::string_view resource, boost::json::object& object);
+// What kube-apiserver allocates for a Service: clusterIP(s) and ipFamilies (not for
+// ExternalName), nodePorts (NodePort; LoadBalancer unless allocateLoadBalancerNodePorts is
+// false), healthCheckNodePort (LoadBalancer with externalTrafficPolicy Local). An update that
+// leaves them out keeps the old object's (`old`: null on create). `salt` varies the values
+// between API servers.
+void allocateService(boost::json::object& service, const boost::json::object* old,
+                     uint32_t salt = 0);
 
 // The parts shared by every pod template and pod (SetDefaults_PodSpec and what it reaches:
 // containers, ports, probes, env, volumes).

@@ -251,4 +251,35 @@ TEST(Defaults, RbacBindingsNameTheRbacGroup) {
 }
 
 }  // namespace
+TEST(Defaults, ServicesGetWhatKubeApiserverAllocatesAndKeepIt) {
+  auto lb = parse(R"({"metadata":{"name":"web","namespace":"demo"},
+    "spec":{"type":"LoadBalancer","externalTrafficPolicy":"Local","ports":[{"port":443},{"port":80,"nodePort":31000}]}})");
+  allocateService(lb, nullptr);
+  const auto& spec = lb.at("spec").as_object();
+  const std::string ip(spec.at("clusterIP").as_string());
+  EXPECT_TRUE(ip.starts_with("10.")) << ip;
+  EXPECT_EQ(spec.at("clusterIPs"), json::array{json::value(ip)});
+  EXPECT_EQ(spec.at("ipFamilies"), json::parse(R"(["IPv4"])"));
+  const auto allocated = spec.at("ports").at(0).at("nodePort").as_int64();
+  EXPECT_GE(allocated, 30000);
+  EXPECT_LE(allocated, 32767);
+  EXPECT_EQ(spec.at("ports").at(1).at("nodePort").as_int64(), 31000);  // the user's
+  EXPECT_TRUE(spec.contains("healthCheckNodePort"));
+  // An update that leaves them out keeps them.
+  auto update = parse(R"({"metadata":{"name":"web","namespace":"demo"},
+    "spec":{"type":"LoadBalancer","externalTrafficPolicy":"Local","ports":[{"port":443}]}})");
+  allocateService(update, &lb);
+  EXPECT_EQ(update.at("spec").at("clusterIP"), spec.at("clusterIP"));
+  EXPECT_EQ(update.at("spec").at("ports").at(0).at("nodePort").as_int64(), allocated);
+  EXPECT_EQ(update.at("spec").at("healthCheckNodePort"), spec.at("healthCheckNodePort"));
+  // Headless and ExternalName Services get no virtual IP; ClusterIP ones no nodePort.
+  auto headless = parse(R"({"metadata":{"name":"h"},"spec":{"clusterIP":"None","ports":[{"port":80}]}})");
+  allocateService(headless, nullptr);
+  EXPECT_EQ(headless.at("spec").at("clusterIP"), "None");
+  EXPECT_FALSE(headless.at("spec").at("ports").at(0).as_object().contains("nodePort"));
+  auto external = parse(R"({"metadata":{"name":"e"},"spec":{"type":"ExternalName","externalName":"x.example"}})");
+  allocateService(external, nullptr);
+  EXPECT_FALSE(external.at("spec").as_object().contains("clusterIP"));
+}
+
 }  // namespace flotilla::sim

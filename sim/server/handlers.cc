@@ -291,6 +291,9 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
       recordUpdate(nullptr, object, context);
     }
   }
+  // What the registry allocates (a Service's clusterIP and nodePorts) comes after the field
+  // manager: nobody owns it (kube-apiserver allocates in the REST storage).
+  allocate(r, object, nullptr, allocationSalt_);
   if (req.dryRun) return std::pair<int, json::object>{201, servedAs(std::move(object), r)};
   auto written = store_.create({r.storageKey(), r.namespaced ? req.path.namespace_ : "", name},
                                storedForm(std::move(object), r));
@@ -426,8 +429,10 @@ api::Result<json::object> ApiServer::update(Request& req, uint64_t& seq) {
     const json::object& old = view ? *view : *current;
     if (req.path.subresource.empty()) defaultBuiltin(r, next, &*current);
     if (auto admitted = admit(r, "UPDATE", &next, &old, req); !admitted) return admitted.error();
-    if (req.path.subresource.empty())
+    if (req.path.subresource.empty()) {
       recordUpdate(&old, next, managedContext(r, req, options_.now()));
+      allocate(r, next, &*current, allocationSalt_);
+    }
     auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);
@@ -577,6 +582,7 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
       }
     }
     if (auto admitted = admit(r, "UPDATE", &next, &old, req); !admitted) return admitted.error();
+    if (req.path.subresource.empty()) allocate(r, next, &*current, allocationSalt_);
     auto result = write(r, req.key(), *current, std::move(next),
                         req.path.subresource == "status" ? WriteKind::kStatus : WriteKind::kMain,
                         req.dryRun, seq);

@@ -59,6 +59,10 @@ boost::json::object storedForm(boost::json::object object, const ResourceInfo& r
 
 // Defaulting (defaults.h) of a built-in object written through `r` on create (`old` null) or
 // update, with the built-in admission plugins that mutate pods.
+// What the REST storage allocates on create and keeps on update (a Service's clusterIP and
+// nodePorts): after the field manager, so no manager owns it.
+void allocate(const ResourceInfo& r, boost::json::object& object, const boost::json::object* old,
+              uint32_t salt);
 void defaultBuiltin(const ResourceInfo& r, boost::json::object& object,
                     const boost::json::object* old);
 

@@ -1,0 +1,376 @@
+// The sync of any kind but Deployments (docs/design.md §11): per FederatedObject and its
+// ResourceBinding, the member copy on every target cluster through the kind's interpreter
+// (server-side apply, field manager "flotilla"), removal from clusters no longer targeted,
+// conflicts reported and never touched unless the policy adopts them, the federated object's
+// per-cluster status and health, the host source's aggregated status, and the cleanup finalizer.
+// Member copies are read (GET), not watched: a copy that is not healthy yet is read again every
+// healthPoll.
+#include <algorithm>
+#include <set>
+
+#include "api/conditions.h"
+#include "api/json_codec.h"
+#include "api/unstructured.h"
+#include "controllers/common/await.h"
+#include "controllers/common/log.h"
+#include "controllers/common/managed.h"
+#include "controllers/common/status_write.h"
+#include "controllers/common/typed.h"
+#include "controllers/sync/member_namespace.h"
+#include "controllers/sync/sync_controller.h"
+
+namespace flotilla::controllers::sync {
+
+namespace json = boost::json;
+namespace u = api::unstructured;
+using namespace std::chrono;
+
+namespace {
+
+constexpr const char* kObjectSync = "sync";
+
+std::string memberUid(const json::object& o) { return u::stringAt(o, {"metadata", "uid"}); }
+
+bool beingDeleted(const json::object& o) {
+  return u::find(o, {"metadata", "deletionTimestamp"}) != nullptr;
+}
+
+// A member's answer to "is this kind served here": a custom resource waits for its CRD.
+bool notServed(const api::Error& e) { return e.code == 404; }
+
+}  // namespace
+
+void SyncController::watchObjects(kube::Controller& controller,
+                                  kube::SharedInformer& federatedObjects) {
+  // The template (generation), overrides, annotations and deletion.
+  controller.watch(federatedObjects, kube::mapToSelf(),
+                   kube::Predicate{nullptr,
+                                   [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+                                     return kube::generationChanged().update(a, b) ||
+                                            kube::annotationsChanged().update(a, b) ||
+                                            beingDeleted(*a) != beingDeleted(*b);
+                                   },
+                                   nullptr});
+}
+
+ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
+                                               const interpreter::Interpreter& interpreter,
+                                               const std::string& key, const std::string& cluster,
+                                               int32_t replicas, bool adoptAllowed, Retry* retry,
+                                               std::optional<json::object>* liveOut) {
+  ClusterState out{cluster, propagation::kOK, "", {}, true};
+  auto fail = [&](const char* state, std::string message) {
+    out.propagation = state;
+    out.message = std::move(message);
+    return out;
+  };
+  if (auto problem = readyProblem(cluster); !problem.empty()) {
+    retry->soon = true;
+    return fail(propagation::kClusterNotReady, problem);
+  }
+  auto member = members_.get(cluster);
+  if (!member || !member->synced()) {
+    retry->soon = true;
+    return fail(kUndecided, "no connection to " + cluster + " yet");
+  }
+  const auto& t = fo.spec.template_;
+  const std::string apiVersion = u::stringAt(t, {"apiVersion"});
+  const std::string kind = u::stringAt(t, {"kind"});
+  const std::string ns = u::stringAt(t, {"metadata", "namespace"});
+  const std::string name = u::stringAt(t, {"metadata", "name"});
+  auto& client = member->client();
+  // The member's own discovery: the resource name is the member's, and a custom resource whose
+  // CRD is not established there waits (PendingCreate) instead of failing.
+  auto resource = await(member->executor(), client.resourceFor(apiVersion, kind));
+  if (!resource) {
+    if (notServed(resource.error())) {
+      retry->soon = true;
+      return fail(propagation::kPendingCreate,
+                  cluster + " does not serve " + kind + " " + apiVersion +
+                      " yet (a custom resource waits for its CustomResourceDefinition)");
+    }
+    (unreachable(resource.error()) ? retry->soon : retry->backoff) = true;
+    return fail(unreachable(resource.error()) ? propagation::kClusterNotReady
+                                              : propagation::kCreationFailed,
+                resource.error().message);
+  }
+  std::optional<json::object> live;
+  auto got = await(member->executor(), client.get(*resource, ns, name));
+  if (got) {
+    live = std::move(*got);
+  } else if (got.error().code != 404) {
+    (unreachable(got.error()) ? retry->soon : retry->backoff) = true;
+    return fail(unreachable(got.error()) ? propagation::kClusterNotReady
+                                         : propagation::kCreationFailed,
+                got.error().message);
+  }
+  if (live) {
+    (*live)["apiVersion"] = apiVersion;
+    (*live)["kind"] = kind;
+  }
+  auto desired = desiredMemberObject(fo, interpreter, key, cluster, replicas, options_.hostId,
+                                     live && adopted(*live));
+  if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
+  if (live && managedFor(*live, key, options_.hostId)) interpreter.retain(*desired, *live);
+  const auto plan = planMember({.targeted = true,
+                                .desired = &*desired,
+                                .live = live ? &*live : nullptr,
+                                .bindingKey = key,
+                                .hostId = options_.hostId,
+                                .adoptAllowed = adoptAllowed});
+  switch (plan.step) {
+    case MemberStep::kConflict:
+      out.health = interpreter.health(nullptr);
+      return fail(propagation::kConflict, plan.message);
+    case MemberStep::kNone:
+    case MemberStep::kDelete:  // (never planned for a target)
+      out.health = interpreter.health(live ? &*live : nullptr);
+      *liveOut = std::move(live);
+      return out;
+    case MemberStep::kApply:
+      break;
+  }
+  if (plan.adopt) {
+    desired = desiredMemberObject(fo, interpreter, key, cluster, replicas, options_.hostId, true);
+    if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
+  }
+  if (!ns.empty()) {
+    const auto check = ensureMemberNamespace(host_, executor_, *member, ns, cluster, !live,
+                                             kind + " " + ns + "/" + name);
+    if (!check.ready) {
+      retry->soon = retry->soon || check.retrySoon;
+      retry->backoff = retry->backoff || check.retryBackoff;
+      return fail(check.propagation.empty() ? kUndecided : check.propagation.c_str(),
+                  check.message);
+    }
+  }
+  kube::WriteOptions apply;
+  apply.fieldManager = kFieldManager;
+  apply.force = true;  // Flotilla owns what it applies (a kubectl edit on the member is reverted)
+  auto applied = await(member->executor(), client.apply(*resource, *desired, apply));
+  if (!applied) {
+    if (unreachable(applied.error())) {
+      retry->soon = true;
+      return fail(propagation::kClusterNotReady, applied.error().message);
+    }
+    retry->backoff = true;
+    return fail(live ? propagation::kUpdateFailed : propagation::kCreationFailed,
+                applied.error().message);
+  }
+  log::info(kObjectSync, key,
+            std::string(plan.adopt ? "adopted" : live ? "updated" : "created") + " " + kind + " " +
+                (ns.empty() ? name : ns + "/" + name) + " on " + cluster);
+  (*applied)["apiVersion"] = apiVersion;
+  (*applied)["kind"] = kind;
+  out.health = interpreter.health(&*applied);
+  *liveOut = std::move(*applied);
+  return out;
+}
+
+api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::string& key,
+                                                                   const kube::ObjectPtr& cached) {
+  auto decoded = fromObject<api::FederatedObject>(cached);
+  if (!decoded) {
+    log::error(kObjectSync, key, "cannot decode the FederatedObject: " + decoded.error().message);
+    return kube::ReconcileResult{};
+  }
+  const api::FederatedObject& fo = *decoded;
+  const auto& t = fo.spec.template_;
+  const std::string apiVersion = u::stringAt(t, {"apiVersion"});
+  const std::string kind = u::stringAt(t, {"kind"});
+  const std::string ns = u::stringAt(t, {"metadata", "namespace"});
+  const std::string name = u::stringAt(t, {"metadata", "name"});
+  const auto interpreter = interpreter::Registry::builtIn().of(apiVersion, kind);
+
+  if (fo.metadata.deletionTimestamp) {
+    auto removeFrom = [&](cluster::MemberConnection& member,
+                          const std::string& cluster) -> std::optional<std::string> {
+      auto resource = await(member.executor(), member.client().resourceFor(apiVersion, kind));
+      if (!resource) {
+        if (notServed(resource.error())) return std::nullopt;  // nothing of that kind there
+        return resource.error().message;
+      }
+      kube::ListOptions selector;
+      selector.labelSelector = bindingSelector(key);
+      auto live = await(member.executor(), member.client().list(*resource, ns, selector));
+      if (!live) return live.error().message;
+      std::optional<std::string> problem;
+      for (auto o : live->items) {
+        o["apiVersion"] = apiVersion;  // list items come without them
+        o["kind"] = kind;
+        if (!managedFor(o, key, options_.hostId) || adopted(o)) continue;
+        kube::DeleteOptions options;
+        options.preconditionUid = memberUid(o);
+        auto gone =
+            await(member.executor(), member.client().remove(*resource, ns, name, options));
+        if (!gone && gone.error().code != 404) {
+          problem = gone.error().message;
+        } else {
+          log::info(kObjectSync, key, "deleted " + kind + " " + name + " on " + cluster);
+        }
+      }
+      return problem;
+    };
+    return cleanupMembers(fo.metadata, involved(fo), "copies", resources::kFederatedObjects,
+                          removeFrom);
+  }
+  const auto rbObject = informers_.bindings.store().get(key);
+  if (!rbObject) return kube::ReconcileResult{};
+  auto rb = fromObject<api::ResourceBinding>(rbObject);
+  if (!rb) {
+    log::error(kObjectSync, key, "cannot decode the ResourceBinding: " + rb.error().message);
+    return kube::ReconcileResult{};
+  }
+  if (rb->metadata.deletionTimestamp) return kube::ReconcileResult{};
+  // The cleanup finalizer before anything is put on a member (the federate controller creates
+  // its own with it; one a user wrote gets it here).
+  if (std::find(fo.metadata.finalizers.begin(), fo.metadata.finalizers.end(),
+                kCleanupFinalizer) == fo.metadata.finalizers.end()) {
+    auto added = await(executor_, host_.updateWithRetry(
+                                      resources::kFederatedObjects, fo.metadata.namespace_,
+                                      fo.metadata.name, [](json::object& o) -> api::Result<bool> {
+                                        auto& list = u::ensureObject(o, {"metadata"})["finalizers"];
+                                        if (!list.is_array()) list = json::array{};
+                                        for (const auto& f : list.as_array())
+                                          if (f == json::value(kCleanupFinalizer)) return false;
+                                        list.as_array().push_back(json::value(kCleanupFinalizer));
+                                        return true;
+                                      }));
+    if (!added) return retryOnConflict(added.error());
+    return kube::ReconcileResult{};  // the update brings it back
+  }
+  const auto* scheduled = api::findCondition(rb->status.conditions, "Scheduled");
+  const bool placementCurrent = !rb->spec.clusters.empty() && scheduled &&
+                                scheduled->status == "True" &&
+                                rb->status.schedulerObservedGeneration >= rb->metadata.generation;
+  const bool adoptAllowed = rb->spec.conflictResolution == "Adopt";
+
+  Retry retry;
+  std::vector<ClusterState> states;
+  std::vector<std::optional<json::object>> lives;
+  std::set<std::string> targets;
+  for (const auto& target : rb->spec.clusters) {
+    targets.insert(target.name);
+    std::optional<json::object> live;
+    states.push_back(syncObjectCluster(fo, interpreter, key, target.name, target.replicas,
+                                       adoptAllowed, &retry, &live));
+    lives.push_back(std::move(live));
+  }
+  // Clusters no longer targeted: remove the copy Flotilla made for this binding, and only that.
+  if (placementCurrent) {
+    for (const auto& cluster : members_.names()) {
+      if (targets.count(cluster)) continue;
+      auto member = members_.get(cluster);
+      // Not connected yet, or unreachable: what is there is not known; the readiness watch
+      // brings this binding back when the cluster returns.
+      if (!member || !member->synced() || !readyProblem(cluster).empty()) continue;
+      auto resource = await(member->executor(), member->client().resourceFor(apiVersion, kind));
+      if (!resource) continue;  // the kind is not served there: nothing of it to remove
+      auto got = await(member->executor(), member->client().get(*resource, ns, name));
+      if (!got) {
+        if (got.error().code != 404) {
+          retry.backoff = true;
+          states.push_back({cluster, propagation::kDeletionFailed, got.error().message, {}, false});
+        }
+        continue;
+      }
+      (*got)["apiVersion"] = apiVersion;
+      (*got)["kind"] = kind;
+      const auto plan = planMember({.targeted = false,
+                                    .desired = nullptr,
+                                    .live = &*got,
+                                    .bindingKey = key,
+                                    .hostId = options_.hostId,
+                                    .adoptAllowed = adoptAllowed});
+      if (plan.step != MemberStep::kDelete) continue;
+      kube::DeleteOptions options;
+      options.preconditionUid = memberUid(*got);
+      auto gone =
+          await(member->executor(), member->client().remove(*resource, ns, name, options));
+      if (!gone && gone.error().code != 404) {
+        retry.soon = true;
+        states.push_back({cluster, propagation::kDeletionFailed, gone.error().message, {}, false});
+      } else {
+        log::info(kObjectSync, key, "removed " + kind + " " + name + " from " + cluster +
+                                  " (no longer targeted)");
+      }
+    }
+  }
+  for (const auto& s : states) {
+    if (s.propagation == kUndecided)
+      return kube::ReconcileResult{false, duration_cast<nanoseconds>(seconds(1))};
+  }
+  const auto now = options_.wallClock();
+  const std::string nowText = api::formatRfc3339(now);
+
+  // Events for clusters whose state turned into a failure.
+  {
+    std::map<std::string, std::string> was;
+    for (const auto& c : fo.status.clusters) was[c.name] = c.propagation;
+    for (const auto& s : states) {
+      if (s.propagation == propagation::kOK || was[s.cluster] == s.propagation) continue;
+      events_.event(involved(fo), "Warning", s.propagation, s.cluster + ": " + s.message);
+      log::warn(kObjectSync, key, s.cluster + ": " + s.propagation + ": " + s.message);
+    }
+  }
+  // The binding's per-cluster propagation and FullyApplied, as for a Deployment.
+  std::vector<ClusterOutcome> outcomes;
+  for (const auto& s : states) outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
+  auto written = writeStatus(host_, executor_, resources::kResourceBindings, *rbObject,
+                             [&](json::object& object) -> api::Result<bool> {
+                               auto current = fromObject<api::ResourceBinding>(object);
+                               if (!current) return current.error();
+                               if (current->metadata.generation != rb->metadata.generation)
+                                 return false;
+                               const json::value status =
+                                   api::encode(syncStatus(*current, outcomes, nowText, ""));
+                               if (sameStatus(object, status)) return false;
+                               object["status"] = status;
+                               return true;
+                             });
+  if (!written) return retryOnConflict(written.error());
+  // The federated object's status.
+  auto foWritten = writeStatus(host_, executor_, resources::kFederatedObjects, *cached,
+                               [&](json::object& object) -> api::Result<bool> {
+                                 auto current = fromObject<api::FederatedObject>(object);
+                                 if (!current) return current.error();
+                                 const json::value status =
+                                     api::encode(objectStatus(*current, states, nowText));
+                                 if (sameStatus(object, status)) return false;
+                                 object["status"] = status;
+                                 return true;
+                               });
+  if (!foWritten) return retryOnConflict(foWritten.error());
+  // The host source's status, where the kind aggregates one (a Service's load balancers).
+  if (options_.sourceOf) {
+    const auto source = options_.sourceOf(ObjectKey{apiVersion, kind, ns, name});
+    if (source) {
+      std::vector<interpreter::MemberObject> members;
+      for (size_t i = 0; i < states.size() && i < lives.size(); ++i)
+        members.push_back({states[i].cluster, lives[i] ? &*lives[i] : nullptr});
+      if (auto status = interpreter.aggregateStatus(*source, members)) {
+        if (!sameStatus(*source, json::value(*status))) {
+          auto hostResource = await(executor_, host_.resourceFor(apiVersion, kind));
+          if (hostResource) {
+            json::object updated = *source;
+            updated["apiVersion"] = apiVersion;
+            updated["kind"] = kind;
+            updated["status"] = std::move(*status);
+            auto w = await(executor_, host_.updateStatus(*hostResource, updated));
+            if (!w) return retryOnConflict(w.error());
+          }
+        }
+      }
+    }
+  }
+  if (retry.soon)
+    return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
+  if (retry.backoff) return kube::ReconcileResult{true, {}};
+  for (const auto& s : states) {
+    if (s.target && s.health.health != interpreter::Health::kHealthy)
+      return kube::ReconcileResult{false, options_.healthPoll};
+  }
+  return kube::ReconcileResult{};
+}
+
+}  // namespace flotilla::controllers::sync
