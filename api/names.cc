@@ -42,4 +42,9 @@ std::string dns1123LabelMessage(std::string_view s) {
          "'-', and must start and end with an alphanumeric character (at most 63 characters)";
 }
 
+bool kubernetesGroup(std::string_view group) {
+  return group.empty() || group == "apps" || group == "batch" || group == "policy" ||
+         group == "autoscaling" || group.ends_with(".k8s.io");
+}
+
 }  // namespace flotilla::api

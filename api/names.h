@@ -8,6 +8,9 @@ namespace flotilla::api {
 
 // RFC 1123 label: <=63 chars, [a-z0-9-], alphanumeric at both ends.
 bool isDns1123Label(std::string_view s);
+// Whether an API group is one Kubernetes itself serves (core, apps, batch, policy, autoscaling,
+// *.k8s.io), as opposed to a custom resource's.
+bool kubernetesGroup(std::string_view group);
 // RFC 1123 subdomain: <=253 chars, dot-separated labels of [a-z0-9-] (the rule for most names).
 bool isDns1123Subdomain(std::string_view s);
 // The message Kubernetes prints for a bad subdomain / label name.

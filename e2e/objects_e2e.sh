@@ -163,9 +163,88 @@ kubectl patch pp app -n "$NS" --type merge -p '{"spec":{"conflictResolution":"Ad
 adopted() { [[ $(member_field member1 configmap legacy '{.data.owner}/{.metadata.annotations.flotilla\.io/adopted}') == host/true ]]; }
 eventually 30 adopted || e2e_fail "with conflictResolution: Adopt, member1's ConfigMap should be taken over: $(mkubectl member1 get configmap legacy -n "$NS" -o yaml)"
 
+# --- Cluster-scoped kinds and custom resources: a ClusterRole, a CRD and two of its objects ---
+# The operator reads the kinds it propagates; a custom kind needs a grant of its own
+# (docs/operator.md, "Propagating other kinds").
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: flotilla-operator-widgets}
+rules:
+- {apiGroups: [example.flotilla.io], resources: [widgets], verbs: [list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: flotilla-operator-widgets}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: flotilla-operator-widgets}
+subjects: [{kind: ServiceAccount, name: flotilla-operator, namespace: flotilla-system}]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.flotilla.io}
+spec:
+  group: example.flotilla.io
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: $NS-reader}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [get, list]}
+YAML
+kubectl wait --for=condition=Established crd/widgets.example.flotilla.io --timeout=30s >/dev/null
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: flotilla.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: $NS-platform}
+spec:
+  resourceSelectors:
+  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: $NS-reader}
+  - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: widgets.example.flotilla.io}
+  - {apiVersion: example.flotilla.io/v1, kind: Widget, namespace: $NS}
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+YAML
+kubectl apply -n "$NS" -f - >/dev/null <<'YAML'
+apiVersion: example.flotilla.io/v1
+kind: Widget
+metadata: {name: small}
+spec: {size: 1}
+---
+apiVersion: example.flotilla.io/v1
+kind: Widget
+metadata: {name: large}
+spec: {size: 9}
+YAML
+on_cluster() { mkubectl "$1" get "$2" "$3" -o name >/dev/null 2>&1; }
+cluster_exactly() { on_cluster member1 "$1" "$2" && on_cluster member2 "$1" "$2" && ! on_cluster member3 "$1" "$2"; }
+platform_there() {
+  cluster_exactly clusterrole "$NS-reader" && cluster_exactly crd widgets.example.flotilla.io &&
+    exactly widgets.example.flotilla.io small && exactly widgets.example.flotilla.io large
+}
+eventually 60 platform_there || e2e_fail "the ClusterRole, the CRD and both Widgets should be on member1 and member2 only: $(kubectl get cfo,crb,fo -A 2>&1; grep -E 'Widget|widget|ClusterRole|CustomResource' "$WORK/operator-a.log" | tail -10)"
+expect_eq "member1: the Widget's spec" "$(member_field member1 widgets.example.flotilla.io large '{.spec.size}')" "9"
+out=$(kubectl get cfo)
+echo "$out"
+expect_contains "kubectl get cfo: the ClusterRole's" "$out" "$NS-reader-clusterrole"
+eventually 20 bash -c "kubectl get cfo widgets.example.flotilla.io-customresourcedefinition | grep -q 2/2" ||
+  e2e_fail "the CRD should be healthy (Established) on both: $(kubectl get cfo widgets.example.flotilla.io-customresourcedefinition -o yaml)"
+expect_contains "kubectl get crb" "$(kubectl get crb)" "$NS-reader-clusterrole"
+expect_contains "kubectl get fo: a Widget's" "$(kubectl get fo -n "$NS")" "Widget"
+
 # --- Restart over the converged fleet: zero writes on the host and on every member ---
 quiet a || e2e_fail "the operator should go quiet over the converged application"
-export MEMBER_WRITE_RESOURCES="deployments|namespaces|configmaps|secrets|services|serviceaccounts"
+export MEMBER_WRITE_RESOURCES="deployments|namespaces|configmaps|secrets|services|serviceaccounts|clusterroles|customresourcedefinitions|widgets"
 declare -A before_writes=()
 before_writes[host]=$(writes "$KUBECONFIG")
 host_lines_before=$(write_lines "$KUBECONFIG")

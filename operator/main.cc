@@ -232,6 +232,7 @@ int main(int argc, char** argv) {
   auto deployments = factory.informerFor(res::kDeployments);
   auto federatedObjects = factory.informerFor(res::kFederatedObjects);
   auto clusterFederatedObjects = factory.informerFor(res::kClusterFederatedObjects);
+  auto clusterBindings = factory.informerFor(res::kClusterResourceBindings);
 
   kube::RestEventSink sink(manager->client(), manager->executor());
   kube::EventRecorderOptions ro;
@@ -294,11 +295,14 @@ int main(int argc, char** argv) {
 
   ctl::binding::BindingController binding(
       manager->client(), manager->executor(),
-      {*federated, *bindings, *policies, *clusterPolicies, federatedObjects.get()}, recorder,
-      api::Clock::now, reserved);
+      {*federated, *bindings, *policies, *clusterPolicies, federatedObjects.get(),
+       clusterFederatedObjects.get(), clusterBindings.get()},
+      recorder, api::Clock::now, reserved);
   auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
   binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
   binding.watchObjects(bindingLoop, *federatedObjects, *bindings, *policies, *clusterPolicies);
+  binding.watchClusterObjects(bindingLoop, *clusterFederatedObjects, *clusterBindings,
+                              *clusterPolicies);
 
   ctl::sync::SyncControllerOptions syncOptions;
   syncOptions.gracefulMoveTimeout = options.gracefulMoveTimeout;
@@ -309,11 +313,13 @@ int main(int argc, char** argv) {
     return informer ? informer->store().get(key.cacheKey()) : nullptr;
   };
   ctl::sync::SyncController sync(manager->client(), manager->executor(),
-                                 {*federated, *bindings, *clusters, federatedObjects.get()},
+                                 {*federated, *bindings, *clusters, federatedObjects.get(),
+                                  clusterFederatedObjects.get(), clusterBindings.get()},
                                  members, recorder, syncOptions);
   auto& syncLoop = manager->addController("sync", sync, controllerOptions());
   sync.watch(syncLoop, *federated, *bindings, *clusters);
   sync.watchObjects(syncLoop, *federatedObjects);
+  sync.watchClusterObjects(syncLoop, *clusterFederatedObjects, *clusterBindings, *clusters);
 
   ctl::status::StatusController status(manager->client(), manager->executor(),
                                        {*federated, *bindings, *deployments, *clusters}, members);
@@ -362,7 +368,9 @@ int main(int argc, char** argv) {
   schedulerOptions.workers = options.workers;
   ctl::scheduler::SchedulerController scheduler(
       manager->client(), manager->executor(),
-      {*bindings, *clusters, *policies, *clusterPolicies, *profiles, *extenders}, recorder,
+      {*bindings, *clusters, *policies, *clusterPolicies, *profiles, *extenders,
+       clusterBindings.get()},
+      recorder,
       schedulerOptions);
   scheduler.watch();
   manager->addRunnable([&scheduler] { scheduler.start(); }, [&scheduler] { scheduler.stop(); });
@@ -414,7 +422,8 @@ int main(int argc, char** argv) {
   // while its I/O context still exists.
   sources.stopAll();
   for (auto* informer : {&clusters, &policies, &clusterPolicies, &federated, &bindings, &profiles,
-                         &extenders, &deployments, &federatedObjects, &clusterFederatedObjects})
+                         &extenders, &deployments, &federatedObjects, &clusterFederatedObjects,
+                         &clusterBindings})
     informer->reset();
   manager.reset();
   spdlog::info("flotilla-operator stopped (exit {})", code);

@@ -146,6 +146,21 @@ TEST(SchedulerTest, ApiEnablementAndNotReady) {
   EXPECT_THAT(r.placement, ElementsAre(Pair("member3", 2)));
 }
 
+TEST(SchedulerTest, ACustomResourceIsNotFilteredForAnApiTheClusterDoesNotListYet) {
+  // Its CRD may be on its way (the sync waits for it there); a built-in kind is filtered.
+  auto clusters = threeMembers();
+  clusters[0].status.apiEnablements.clear();
+  SchedulingUnit u = unit(0);
+  u.apiVersion = "example.flotilla.io/v1";
+  u.kind = "Widget";
+  ScheduleResult r = run(u, clusters);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.placement, ElementsAre(Pair("member1", 0), Pair("member2", 0), Pair("member3", 0)));
+  u.apiVersion = "autoscaling/v2";
+  u.kind = "HorizontalPodAutoscaler";
+  EXPECT_EQ(run(u, clusters).placement.count("member1"), 0u);
+}
+
 TEST(SchedulerTest, SpreadAcrossRegionsAndClusters) {
   auto clusters = threeMembers();
   clusters.push_back(cluster("member4", "eu", "eu-3"));

@@ -145,6 +145,9 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
     desired.metadata.name = owner.name;
     desired.metadata.namespace_ = owner.namespace_;
   }
+  // A cluster-scoped object (a ClusterFederatedObject's) is bound by a ClusterResourceBinding:
+  // the same fields, no namespace.
+  desired.kind = owner.namespace_.empty() ? "ClusterResourceBinding" : "ResourceBinding";
   desired.metadata.ownerReferences = {{.apiVersion = api::kGroupVersion,
                                        .kind = subject.ownerKind,
                                        .name = owner.name,

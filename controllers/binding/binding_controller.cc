@@ -53,6 +53,17 @@ void BindingController::watchObjects(kube::Controller& controller,
   controller.watch(clusterPolicies, mapPolicyToObjects(federatedObjects));
 }
 
+void BindingController::watchClusterObjects(kube::Controller& controller,
+                                            kube::SharedInformer& clusterFederatedObjects,
+                                            kube::SharedInformer& clusterBindings,
+                                            kube::SharedInformer& clusterPolicies) {
+  controller.watch(clusterFederatedObjects, kube::mapToSelf(),
+                   kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
+  controller.watch(clusterBindings, kube::mapToOwner("ClusterFederatedObject", "flotilla.io"),
+                   kube::generationChanged());
+  controller.watch(clusterPolicies, mapPolicyToObjects(clusterFederatedObjects));
+}
+
 api::Result<kube::ReconcileResult> BindingController::reconcile(const std::string& key) {
   // A FederatedDeployment, else a FederatedObject of that name (two of the same name bind to the
   // same ResourceBinding: the second is told BindingConflict).
@@ -67,20 +78,26 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
     }
     fd = std::move(*decoded);
     subject = subjectOf(*fd);
-  } else if (informers_.federatedObjects) {
-    if (const auto object = informers_.federatedObjects->store().get(key)) {
+  } else if (const auto* objects = clusterScopedKey(key) ? informers_.clusterFederatedObjects
+                                                          : informers_.federatedObjects) {
+    if (const auto object = objects->store().get(key)) {
       auto decoded = fromObject<api::FederatedObject>(object);
       if (!decoded) {
-        log::error(kName, key, "cannot decode the FederatedObject: " + decoded.error().message);
+        log::error(kName, key, "cannot decode the federated object: " + decoded.error().message);
         return kube::ReconcileResult{};
       }
       fo = std::move(*decoded);
+      fo->kind = clusterScopedKey(key) ? "ClusterFederatedObject" : "FederatedObject";
       subject = subjectOf(*fo);
     }
   }
   if (!subject) return kube::ReconcileResult{};  // the binding goes with it (owner reference)
+  const kube::SharedInformer* bindings =
+      clusterScopedKey(key) ? informers_.clusterBindings : &informers_.bindings;
+  if (!bindings) return kube::ReconcileResult{};
+  const kube::ResourceId& bindingResource = bindingResourceOf(key);
   std::optional<api::ResourceBinding> existing;
-  if (auto rb = informers_.bindings.store().get(key)) {
+  if (auto rb = bindings->store().get(key)) {
     auto decoded = fromObject<api::ResourceBinding>(rb);
     if (!decoded) {
       log::error(kName, key, "cannot decode the ResourceBinding: " + decoded.error().message);
@@ -104,7 +121,8 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
     case Action::kCreate: {
       auto object = toObject(decision.desired);
       object.erase("status");
-      auto created = await(executor_, host_.create(resources::kResourceBindings, ns, object));
+      object["kind"] = bindingResource.kind;
+      auto created = await(executor_, host_.create(bindingResource, ns, object));
       if (!created) return created.error();
       written = std::move(*created);
       auto createdBinding = decision.desired;  // the event needs the uid the server assigned
@@ -114,16 +132,17 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
       events_.event(involved(createdBinding), "Normal", "BindingCreated",
                     "bound " + key + " to " + decision.desired.spec.policy.kind + " " +
                         decision.desired.spec.policy.name);
-      log::info(kName, key, "created ResourceBinding");
+      log::info(kName, key, "created " + bindingResource.kind);
       break;
     }
     case Action::kUpdate: {
       auto object = toObject(decision.desired);
       object.erase("status");
-      auto updated = await(executor_, host_.update(resources::kResourceBindings, object));
+      object["kind"] = bindingResource.kind;
+      auto updated = await(executor_, host_.update(bindingResource, object));
       if (!updated) return retryOnConflict(updated.error());
       written = std::move(*updated);
-      log::info(kName, key, "updated ResourceBinding");
+      log::info(kName, key, "updated " + bindingResource.kind);
       break;
     }
     case Action::kConflict:
@@ -136,7 +155,8 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
         written.empty() ? (existing ? toObject(*existing) : json::object{}) : std::move(written);
     if (!target.empty()) {
       target["status"] = api::encode(decision.desired.status);
-      auto status = await(executor_, host_.updateStatus(resources::kResourceBindings, target));
+      target["kind"] = bindingResource.kind;
+      auto status = await(executor_, host_.updateStatus(bindingResource, target));
       if (!status) return retryOnConflict(status.error());
     }
   }

@@ -22,6 +22,9 @@ struct Informers {
   // FederatedObjects (any kind but Deployments): bound the same way, to a ResourceBinding of the
   // same name. Null: FederatedDeployments only.
   const kube::SharedInformer* federatedObjects = nullptr;
+  // ClusterFederatedObjects, bound to ClusterResourceBindings (keys without a namespace).
+  const kube::SharedInformer* clusterFederatedObjects = nullptr;
+  const kube::SharedInformer* clusterBindings = nullptr;
 };
 
 class BindingController final : public kube::Reconciler {
@@ -37,6 +40,10 @@ class BindingController final : public kube::Reconciler {
   void watchObjects(kube::Controller& controller, kube::SharedInformer& federatedObjects,
                     kube::SharedInformer& bindings, kube::SharedInformer& policies,
                     kube::SharedInformer& clusterPolicies);
+  void watchClusterObjects(kube::Controller& controller,
+                           kube::SharedInformer& clusterFederatedObjects,
+                           kube::SharedInformer& clusterBindings,
+                           kube::SharedInformer& clusterPolicies);
 
  private:
   kube::RestClient& host_;

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "api/names.h"
 #include "api/unstructured.h"
 
 namespace flotilla::controllers {
@@ -17,11 +18,6 @@ std::string shortHash(std::string_view text) {
   char out[9];
   std::snprintf(out, sizeof out, "%08x", h);
   return out;
-}
-
-bool kubernetesGroup(std::string_view group) {
-  return group.empty() || group == "apps" || group == "batch" || group == "policy" ||
-         group == "autoscaling" || group.ends_with(".k8s.io");
 }
 
 bool validName(std::string_view name) {
@@ -39,7 +35,7 @@ bool validName(std::string_view name) {
 std::string federatedName(std::string_view name, std::string_view kind, std::string_view group) {
   std::string suffix = "-";
   for (char c : kind) suffix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (!kubernetesGroup(group)) suffix += "-" + shortHash(group);
+  if (!api::kubernetesGroup(group)) suffix += "-" + shortHash(group);
   std::string out = std::string(name) + suffix;
   if (validName(out)) return out;
   // Clean: lowercase, anything else a '-', then room for the suffix and a hash of the original.

@@ -34,6 +34,13 @@ extern const kube::ResourceId kPods;
 extern const kube::ResourceId kNamespaces;
 }  // namespace resources
 
+// A binding's queue key: "ns/name" for a ResourceBinding, "name" for a ClusterResourceBinding
+// (the binding of a cluster-scoped object).
+inline bool clusterScopedKey(std::string_view key) { return key.find('/') == std::string_view::npos; }
+inline const kube::ResourceId& bindingResourceOf(std::string_view key) {
+  return clusterScopedKey(key) ? resources::kClusterResourceBindings : resources::kResourceBindings;
+}
+
 // A cached object as its type. Objects in a cache were accepted by the API server, so a failure
 // here means a schema drift; callers log it and skip the object.
 template <class T>

@@ -13,7 +13,7 @@ namespace flotilla::controllers::federate {
 namespace json = boost::json;
 
 namespace {
-constexpr const char* kName = "federate-object";
+constexpr const char* kFederateObject = "federate-object";
 
 // The source a federated object stands for, from its template: the key to reconcile.
 kube::MapFunc mapToSource() {
@@ -118,10 +118,10 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
     }
   }
   const auto result = sources_.sync(kinds);
-  for (const auto& k : result.started) log::info(kName, kKindsKey, "watching " + k);
-  for (const auto& k : result.stopped) log::info(kName, kKindsKey, "no policy names " + k + " any more; not watching it");
+  for (const auto& k : result.started) log::info(kFederateObject, kKindsKey, "watching " + k);
+  for (const auto& k : result.stopped) log::info(kFederateObject, kKindsKey, "no policy names " + k + " any more; not watching it");
   if (!result.unserved.empty()) {
-    for (const auto& k : result.unserved) log::warn(kName, kKindsKey, "not served yet: " + k);
+    for (const auto& k : result.unserved) log::warn(kFederateObject, kKindsKey, "not served yet: " + k);
     return kube::ReconcileResult{false, options_.unservedRetry};
   }
   return kube::ReconcileResult{};
@@ -131,7 +131,7 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
   if (text == kKindsKey) return reconcileKinds();
   const auto key = ObjectKey::parse(text);
   if (!key) {
-    log::error(kName, text, "not an object key");
+    log::error(kFederateObject, text, "not an object key");
     return kube::ReconcileResult{};
   }
   const auto informer = sources_.get({key->apiVersion, key->kind});
@@ -153,7 +153,7 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
   if (auto fo = foInformer.store().get(foKey)) {
     auto decoded = fromObject<api::FederatedObject>(fo);
     if (!decoded) {
-      log::error(kName, text, "cannot decode the federated object: " + decoded.error().message);
+      log::error(kFederateObject, text, "cannot decode the federated object: " + decoded.error().message);
       return kube::ReconcileResult{};
     }
     existing = std::move(*decoded);
@@ -195,13 +195,13 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
                     "created " + resource.kind + " " + foKey + " (policy " +
                         (it == decision.desired.metadata.annotations.end() ? "none" : it->second) +
                         ")");
-      log::info(kName, text, "created " + resource.kind + " " + foKey);
+      log::info(kFederateObject, text, "created " + resource.kind + " " + foKey);
       break;
     }
     case Action::kUpdate: {
       auto updated = await(executor_, host_.update(resource, encoded()));
       if (!updated) return retryOnConflict(updated.error());
-      log::info(kName, text, "updated " + resource.kind + " " + foKey);
+      log::info(kFederateObject, text, "updated " + resource.kind + " " + foKey);
       break;
     }
     case Action::kDelete: {
@@ -213,12 +213,12 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
                     decision.message.empty() ? "removed " + resource.kind + " " + foKey
                                              : decision.message + "; removed " + resource.kind +
                                                    " " + foKey);
-      log::info(kName, text, "removed " + resource.kind + " " + foKey);
+      log::info(kFederateObject, text, "removed " + resource.kind + " " + foKey);
       break;
     }
     case Action::kConflict:
       events_.event(subject, "Warning", "FederationConflict", decision.message);
-      log::warn(kName, text, decision.message);
+      log::warn(kFederateObject, text, decision.message);
       break;
   }
   return kube::ReconcileResult{};

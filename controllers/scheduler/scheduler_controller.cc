@@ -94,25 +94,28 @@ SchedulerController::SchedulerController(kube::RestClient& host,
 SchedulerController::~SchedulerController() { stop(); }
 
 void SchedulerController::watch() {
-  addBindingsByClusterIndex(informers_.bindings);
-  kube::EventHandler bindings;
-  // Every binding seen for the first time (created, or listed after a restart) gets one look:
-  // decideSchedule finds nothing to do for those already scheduled (no write), and catches those
-  // whose clusters failed while no operator was watching.
-  bindings.onAdd = [this](const kube::ObjectPtr& o) {
-    auto rb = fromObject<api::ResourceBinding>(o);
-    if (rb && !rb->metadata.deletionTimestamp) queue_.add(kube::objectKey(*o), rb->spec.priority);
-  };
-  bindings.onUpdate = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-    auto a = fromObject<api::ResourceBinding>(before);
-    auto b = fromObject<api::ResourceBinding>(after);
-    if (a && b && schedulingInputsChanged(*a, *b))
-      queue_.add(kube::objectKey(*after), b->spec.priority);
-  };
-  bindings.onDelete = [this](const kube::ObjectPtr& o, bool) {
-    queue_.remove(kube::objectKey(*o));
-  };
-  informers_.bindings.addHandler(std::move(bindings));
+  for (auto* informer : {&informers_.bindings, informers_.clusterBindings}) {
+    if (!informer) continue;
+    addBindingsByClusterIndex(*informer);
+    kube::EventHandler bindings;
+    // Every binding seen for the first time (created, or listed after a restart) gets one look:
+    // decideSchedule finds nothing to do for those already scheduled (no write), and catches
+    // those whose clusters failed while no operator was watching.
+    bindings.onAdd = [this](const kube::ObjectPtr& o) {
+      auto rb = fromObject<api::ResourceBinding>(o);
+      if (rb && !rb->metadata.deletionTimestamp) queue_.add(kube::objectKey(*o), rb->spec.priority);
+    };
+    bindings.onUpdate = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+      auto a = fromObject<api::ResourceBinding>(before);
+      auto b = fromObject<api::ResourceBinding>(after);
+      if (a && b && schedulingInputsChanged(*a, *b))
+        queue_.add(kube::objectKey(*after), b->spec.priority);
+    };
+    bindings.onDelete = [this](const kube::ObjectPtr& o, bool) {
+      queue_.remove(kube::objectKey(*o));
+    };
+    informer->addHandler(std::move(bindings));
+  }
 
   kube::EventHandler clusters;
   clusters.onAdd = [this](const kube::ObjectPtr&) {
@@ -144,11 +147,19 @@ void SchedulerController::watch() {
 }
 
 void SchedulerController::enqueueBindingsOn(const std::string& cluster) {
-  for (const auto& o : informers_.bindings.store().byIndex(kBindingsByClusterIndex, cluster)) {
-    int32_t priority = 0;
-    if (auto rb = fromObject<api::ResourceBinding>(o)) priority = rb->spec.priority;
-    queue_.add(kube::objectKey(*o), priority);
+  for (const auto* informer : {&informers_.bindings, informers_.clusterBindings}) {
+    if (!informer) continue;
+    for (const auto& o : informer->store().byIndex(kBindingsByClusterIndex, cluster)) {
+      int32_t priority = 0;
+      if (auto rb = fromObject<api::ResourceBinding>(o)) priority = rb->spec.priority;
+      queue_.add(kube::objectKey(*o), priority);
+    }
   }
+}
+
+const kube::SharedInformer& SchedulerController::bindingsOf(const std::string& key) const {
+  return clusterScopedKey(key) && informers_.clusterBindings ? *informers_.clusterBindings
+                                                             : informers_.bindings;
 }
 
 void SchedulerController::addAfter(const std::string& key, int32_t priority,
@@ -284,8 +295,9 @@ std::shared_ptr<fs::ExtenderClient> SchedulerController::extenders(std::string* 
 }
 
 SchedulerController::Outcome SchedulerController::scheduleOne(const std::string& key) {
-  const auto cached = informers_.bindings.store().get(key);
+  const auto cached = bindingsOf(key).store().get(key);
   if (!cached) return Outcome::kNothing;
+  const kube::ResourceId& bindingResource = bindingResourceOf(key);
   auto decoded = fromObject<api::ResourceBinding>(cached);
   if (!decoded) {
     log::error(kName, key, "cannot decode: " + decoded.error().message);
@@ -338,7 +350,7 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
       repaired.schedulerObservedGeneration = rb.metadata.generation;
       api::setCondition(repaired.conditions, "Scheduled", "True", "Success", "",
                         rb.metadata.generation, api::formatRfc3339(now));
-      auto written = writeStatus(host_, executor_, resources::kResourceBindings, *cached,
+      auto written = writeStatus(host_, executor_, bindingResource, *cached,
                                  [&repaired](json::object& object) -> api::Result<bool> {
                                    return applySchedulerStatus(object, repaired);
                                  });
@@ -389,7 +401,8 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   if (specChanged) {
     auto object = toObject(updated);
     object.erase("status");
-    auto written = await(executor_, host_.update(resources::kResourceBindings, object));
+    object["kind"] = bindingResource.kind;
+    auto written = await(executor_, host_.update(bindingResource, object));
     if (!written) {
       log::warn(kName, key, "writing the placement failed: " + written.error().message);
       return Outcome::kError;
@@ -410,7 +423,7 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   // wrote in between (the spec above is already written: losing this write would leave a placed
   // binding without its Scheduled condition).
   const api::ResourceBindingStatus mine = updated.status;
-  auto written = writeStatus(host_, executor_, resources::kResourceBindings, latest,
+  auto written = writeStatus(host_, executor_, bindingResource, latest,
                              [&mine](json::object& object) -> api::Result<bool> {
                                return applySchedulerStatus(object, mine);
                              });

@@ -40,6 +40,9 @@ struct Informers {
   const kube::SharedInformer& clusterPolicies;
   kube::SharedInformer& profiles;
   kube::SharedInformer& extenders;
+  // ClusterResourceBindings (cluster-scoped objects), scheduled the same way; their queue keys
+  // have no namespace ("name"). Null: ResourceBindings only.
+  kube::SharedInformer* clusterBindings = nullptr;
 };
 
 struct SchedulerControllerOptions {
@@ -74,6 +77,7 @@ class SchedulerController {
   api::Result<flotilla::scheduler::Profile> profileFor(const std::string& name);
   std::shared_ptr<flotilla::scheduler::ExtenderClient> extenders(std::string* error);
   void enqueueBindingsOn(const std::string& cluster);
+  const kube::SharedInformer& bindingsOf(const std::string& key) const;
   // Re-queues `key` after `delay` (a failover grace running out); the ticker adds it.
   void addAfter(const std::string& key, int32_t priority, std::chrono::nanoseconds delay);
   void addDue();

@@ -53,6 +53,15 @@ void SyncController::watchObjects(kube::Controller& controller,
                                    nullptr});
 }
 
+void SyncController::watchClusterObjects(kube::Controller& controller,
+                                         kube::SharedInformer& clusterFederatedObjects,
+                                         kube::SharedInformer& clusterBindings,
+                                         kube::SharedInformer& clusters) {
+  watchObjects(controller, clusterFederatedObjects);
+  controller.watch(clusterBindings, kube::mapToSelf(), kube::generationChanged());
+  watchClusterReadiness(controller, clusters, clusterBindings);
+}
+
 ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                                                const interpreter::Interpreter& interpreter,
                                                const std::string& key, const std::string& cluster,
@@ -174,7 +183,14 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     log::error(kObjectSync, key, "cannot decode the FederatedObject: " + decoded.error().message);
     return kube::ReconcileResult{};
   }
-  const api::FederatedObject& fo = *decoded;
+  api::FederatedObject& fo = *decoded;
+  const bool clusterScoped = clusterScopedKey(key);
+  fo.kind = clusterScoped ? "ClusterFederatedObject" : "FederatedObject";
+  const kube::ResourceId& foResource =
+      clusterScoped ? resources::kClusterFederatedObjects : resources::kFederatedObjects;
+  const kube::ResourceId& bindingResource = bindingResourceOf(key);
+  const kube::SharedInformer* bindings =
+      clusterScoped ? informers_.clusterBindings : &informers_.bindings;
   const auto& t = fo.spec.template_;
   const std::string apiVersion = u::stringAt(t, {"apiVersion"});
   const std::string kind = u::stringAt(t, {"kind"});
@@ -211,10 +227,9 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       }
       return problem;
     };
-    return cleanupMembers(fo.metadata, involved(fo), "copies", resources::kFederatedObjects,
-                          removeFrom);
+    return cleanupMembers(fo.metadata, involved(fo), "copies", foResource, removeFrom);
   }
-  const auto rbObject = informers_.bindings.store().get(key);
+  const auto rbObject = bindings ? bindings->store().get(key) : nullptr;
   if (!rbObject) return kube::ReconcileResult{};
   auto rb = fromObject<api::ResourceBinding>(rbObject);
   if (!rb) {
@@ -227,7 +242,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   if (std::find(fo.metadata.finalizers.begin(), fo.metadata.finalizers.end(),
                 kCleanupFinalizer) == fo.metadata.finalizers.end()) {
     auto added = await(executor_, host_.updateWithRetry(
-                                      resources::kFederatedObjects, fo.metadata.namespace_,
+                                      foResource, fo.metadata.namespace_,
                                       fo.metadata.name, [](json::object& o) -> api::Result<bool> {
                                         auto& list = u::ensureObject(o, {"metadata"})["finalizers"];
                                         if (!list.is_array()) list = json::array{};
@@ -316,7 +331,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   // The binding's per-cluster propagation and FullyApplied, as for a Deployment.
   std::vector<ClusterOutcome> outcomes;
   for (const auto& s : states) outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
-  auto written = writeStatus(host_, executor_, resources::kResourceBindings, *rbObject,
+  auto written = writeStatus(host_, executor_, bindingResource, *rbObject,
                              [&](json::object& object) -> api::Result<bool> {
                                auto current = fromObject<api::ResourceBinding>(object);
                                if (!current) return current.error();
@@ -330,7 +345,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
                              });
   if (!written) return retryOnConflict(written.error());
   // The federated object's status.
-  auto foWritten = writeStatus(host_, executor_, resources::kFederatedObjects, *cached,
+  auto foWritten = writeStatus(host_, executor_, foResource, *cached,
                                [&](json::object& object) -> api::Result<bool> {
                                  auto current = fromObject<api::FederatedObject>(object);
                                  if (!current) return current.error();

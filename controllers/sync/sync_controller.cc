@@ -362,8 +362,12 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
 
 api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& key) {
   const auto fdObject = informers_.federatedDeployments.store().get(key);
-  if (!fdObject && informers_.federatedObjects) {
-    if (auto fo = informers_.federatedObjects->store().get(key)) return reconcileObject(key, fo);
+  if (!fdObject) {
+    const auto* objects = clusterScopedKey(key) ? informers_.clusterFederatedObjects
+                                                : informers_.federatedObjects;
+    if (objects) {
+      if (auto fo = objects->store().get(key)) return reconcileObject(key, fo);
+    }
   }
   std::optional<api::FederatedDeployment> fd;
   if (fdObject) {

@@ -25,6 +25,9 @@ struct Informers {
   const kube::SharedInformer& clusters;
   // FederatedObjects (any kind but Deployments, object_sync.cc); null: Deployments only.
   const kube::SharedInformer* federatedObjects = nullptr;
+  // ClusterFederatedObjects and their ClusterResourceBindings (keys without a namespace).
+  const kube::SharedInformer* clusterFederatedObjects = nullptr;
+  const kube::SharedInformer* clusterBindings = nullptr;
 };
 
 struct SyncControllerOptions {
@@ -59,6 +62,9 @@ class SyncController final : public kube::Reconciler {
              kube::SharedInformer& bindings, kube::SharedInformer& clusters);
   // The FederatedObjects' events (their bindings' come through watch()).
   void watchObjects(kube::Controller& controller, kube::SharedInformer& federatedObjects);
+  void watchClusterObjects(kube::Controller& controller,
+                           kube::SharedInformer& clusterFederatedObjects,
+                           kube::SharedInformer& clusterBindings, kube::SharedInformer& clusters);
 
  private:
   // What a failed cluster asks of the reconcile: `soon`, a retry after retryNotReady (the
