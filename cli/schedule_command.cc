@@ -5,6 +5,10 @@
 
 #include "api/duration.h"
 #include "api/json_codec.h"
+#include "api/unstructured.h"
+#include "controllers/binding/binding.h"
+#include "controllers/common/object_key.h"
+#include "interpreter/interpreter.h"
 #include "api/object_validation.h"
 #include "api/validation.h"
 #include "api/yaml.h"
@@ -25,7 +29,8 @@ constexpr const char* kScheduleUsage =
     "\n"
     "Runs the whole scheduler offline on manifests as `kubectl get -o yaml` prints them:\n"
     "FederatedCluster objects, exactly one PropagationPolicy or ClusterPropagationPolicy, exactly\n"
-    "one workload (apps/v1 Deployment or FederatedDeployment), optionally the workload's\n"
+    "one workload (an apps/v1 Deployment, a FederatedDeployment, a FederatedObject or any other\n"
+    "kind's object: a ConfigMap, a custom resource), optionally the workload's\n"
     "ResourceBinding (its current result and auto-migration estimates), SchedulingProfiles\n"
     "(used when the policy names one) and SchedulerExtenders (called over HTTP(S) as the\n"
     "scheduler would). Prints the schedule type, the placement, every cluster's\n"
@@ -38,7 +43,9 @@ struct Inputs {
   std::vector<api::FederatedCluster> clusters;
   std::optional<api::PropagationPolicy> policy;  // a ClusterPropagationPolicy is converted
   std::string policyKind;
-  std::optional<api::FederatedDeployment> workload;  // a Deployment is converted
+  // What the binding controller binds: from a Deployment, a FederatedDeployment, a
+  // FederatedObject or any other kind's object (controllers/binding/binding.h).
+  std::optional<controllers::binding::BindingSubject> workload;
   std::optional<api::ResourceBinding> binding;
   std::vector<api::SchedulingProfile> profiles;
   std::vector<api::SchedulerExtender> extenders;
@@ -46,6 +53,32 @@ struct Inputs {
 
 // Adds one object to the inputs; returns an error message or "".
 std::string collect(const json::value& v, Inputs& in) {
+  auto more = [&](const char* what) { return std::string("more than one ") + what + " given"; };
+  // Any other kind's object (a ConfigMap, a custom resource): what the federate controller would
+  // make of it. Secrets and Namespaces in the files are the fleet's credentials and are ignored
+  // (pass a Secret's FederatedObject to schedule one).
+  if (v.is_object()) {
+    const auto& o = v.as_object();
+    const std::string apiVersion = api::unstructured::stringAt(o, {"apiVersion"});
+    const std::string kind = api::unstructured::stringAt(o, {"kind"});
+    const bool builtIn = api::unstructured::groupOf(apiVersion) == "flotilla.io" ||
+                         (api::unstructured::groupOf(apiVersion) == "apps" && kind == "Deployment");
+    if (!builtIn && !kind.empty() && kind != "Secret" && kind != "Namespace") {
+      const std::string name = api::unstructured::stringAt(o, {"metadata", "name"});
+      if (name.empty()) return kind + " without metadata.name";
+      if (in.workload) return more("workload");
+      const auto interpreter = interpreter::Registry::builtIn().of(apiVersion, kind);
+      api::FederatedObject fo;
+      fo.metadata.namespace_ = api::unstructured::stringAt(o, {"metadata", "namespace"});
+      fo.kind = fo.metadata.namespace_.empty() ? "ClusterFederatedObject" : "FederatedObject";
+      fo.metadata.name =
+          controllers::federatedName(name, kind, api::unstructured::groupOf(apiVersion));
+      fo.metadata.labels = controllers::policy::workloadOf(o).labels;
+      fo.spec.template_ = interpreter.memberTemplate(o);
+      in.workload = controllers::binding::subjectOf(fo);
+      return "";
+    }
+  }
   api::ObjectVerdict verdict = api::validateObject(v);
   if (!verdict.valid()) {
     std::string message = verdict.describe() + " is invalid:";
@@ -53,7 +86,6 @@ std::string collect(const json::value& v, Inputs& in) {
     return message;
   }
   const std::string& kind = verdict.kind;
-  auto more = [&](const char* what) { return std::string("more than one ") + what + " given"; };
   if (kind == "FederatedCluster") {
     in.clusters.push_back(*api::decode<api::FederatedCluster>(v));
   } else if (kind == "PropagationPolicy" || kind == "ClusterPropagationPolicy") {
@@ -69,16 +101,22 @@ std::string collect(const json::value& v, Inputs& in) {
   } else if (kind == "FederatedDeployment" || kind == "Deployment") {
     if (in.workload) return more("workload");
     if (kind == "FederatedDeployment") {
-      in.workload = *api::decode<api::FederatedDeployment>(v);
+      in.workload = controllers::binding::subjectOf(*api::decode<api::FederatedDeployment>(v));
     } else {
       auto d = *api::decode<api::Deployment>(v);
       api::FederatedDeployment fd;
       fd.metadata.name = d.metadata.name;
       fd.metadata.namespace_ = d.metadata.namespace_;
+      fd.metadata.labels = d.metadata.labels;
       fd.spec.template_.metadata.labels = d.metadata.labels;
       fd.spec.template_.spec = d.spec;
-      in.workload = std::move(fd);
+      in.workload = controllers::binding::subjectOf(fd);
     }
+  } else if (kind == "FederatedObject" || kind == "ClusterFederatedObject") {
+    if (in.workload) return more("workload");
+    auto fo = *api::decode<api::FederatedObject>(v);
+    fo.kind = kind;
+    in.workload = controllers::binding::subjectOf(fo);
   } else if (kind == "ResourceBinding") {
     if (in.binding) return more("ResourceBinding");
     in.binding = *api::decode<api::ResourceBinding>(v);
@@ -90,23 +128,30 @@ std::string collect(const json::value& v, Inputs& in) {
   return "";  // Secrets, Namespaces: ignored
 }
 
-// The binding the binding controller would write for this workload and policy.
+// The binding the binding controller would write for this workload and policy: its own
+// decision (controllers/binding/binding.h), so the CLI and the operator size a replica and copy
+// a placement the same way. A binding given with the objects keeps its clusters (the current
+// placement) and schedule record.
 api::ResourceBinding bindingFor(const Inputs& in) {
-  api::ResourceBinding rb = in.binding.value_or(api::ResourceBinding{});
-  const auto& w = *in.workload;
-  const std::string ns = w.metadata.namespace_.empty() ? "default" : w.metadata.namespace_;
-  rb.metadata.namespace_ = ns;
-  if (rb.metadata.name.empty()) rb.metadata.name = w.metadata.name + "-deployment";
-  rb.spec.resource = {"flotilla.io/v1alpha1", "FederatedDeployment", ns, w.metadata.name,
-                      w.metadata.uid};
-  rb.spec.replicas = w.spec.template_.spec.replicas.value_or(1);
-  // What the binding controller computes (pod overhead, nodeSelector and tolerations included).
-  rb.spec.replicaRequirements = interpreter::replicaRequirements(w.spec.template_.spec.template_);
-  rb.spec.placement = in.policy->spec.placement;
-  rb.spec.priority = in.policy->spec.priority;
-  rb.spec.policy = {in.policyKind, in.policy->metadata.name, in.policy->metadata.namespace_,
-                    in.policy->metadata.generation};
-  return rb;
+  auto subject = *in.workload;
+  if (subject.owner.namespace_.empty() && subject.ownerKind == "FederatedDeployment")
+    subject.owner.namespace_ = subject.workload.ns = subject.resource.namespace_ = "default";
+  std::optional<api::ResourceBinding> existing = in.binding;
+  if (existing) {
+    // Owned by whatever the file's workload is (a Deployment given has no uid).
+    for (auto& ref : existing->metadata.ownerReferences)
+      if (ref.controller.value_or(false)) subject.owner.uid = ref.uid;
+  }
+  const controllers::policy::Resolution resolution{
+      .policy = controllers::policy::ResolvedPolicy{
+          .key = {in.policyKind, in.policy->metadata.namespace_, in.policy->metadata.name},
+          .tier = controllers::policy::MatchTier::kName,
+          .priority = in.policy->spec.priority,
+          .generation = in.policy->metadata.generation,
+          .spec = &in.policy->spec}};
+  auto decision = controllers::binding::decideBinding(
+      subject, resolution, existing ? &*existing : nullptr, api::formatRfc3339(api::Clock::now()));
+  return decision.desired;
 }
 
 std::string describeRequests(const api::ResourceList& requests) {
@@ -215,7 +260,7 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
     return 1;
   }
   if (!in.workload) {
-    err << "error: no workload (Deployment or FederatedDeployment) given\n";
+    err << "error: no workload (a Deployment, a FederatedDeployment, a FederatedObject or another kind's object) given\n";
     return 1;
   }
   if (in.clusters.empty()) {

@@ -122,6 +122,33 @@ spec:
       << o.out;
 }
 
+// Any kind goes through the binding controller's own decision: a ConfigMap has no replicas, so it
+// is placed on every cluster the policy selects, Divided or not.
+TEST(ScheduleCommandTest, AnyKindIsScheduledAsTheOperatorWould) {
+  const std::string objects = R"(
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: settings, namespace: demo}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: settings}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member3]}
+    replicaScheduling: {type: Divided}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: demo}
+data: {mode: fast}
+)";
+  Output o = schedule({"-f", "-", "-f", kFleet, "-o", "json"}, objects);
+  ASSERT_EQ(o.code, 0) << o.err;
+  json::value report = json::parse(o.out);
+  EXPECT_EQ(report.at("placement"), json::parse(R"({"member1": 0, "member3": 0})"));
+  EXPECT_NE(std::string(report.at("workload").as_string()).find("demo/settings (0 replicas"),
+            std::string::npos)
+      << report.at("workload");
+}
+
 TEST(ScheduleCommandTest, InputErrors) {
   EXPECT_EQ(schedule({"-f", kDeployment, "-f", kFleet}).code, 1);  // no policy
   Output twoPolicies = schedule({"-f", kPolicy, "-f", kPolicy, "-f", kDeployment, "-f", kFleet});
