@@ -158,15 +158,16 @@ api::Result<std::string> clusterId(ClusterApi& member) {
 }  // namespace
 
 json::array memberRules() {
-  return {rule({""}, {"nodes", "pods"}, {"list", "watch"}),
-          rule({"apps"}, {"replicasets"}, {"list", "watch"}),
-          rule({"apps"}, {"deployments"}, {"get", "list", "watch", "create", "patch", "delete"}),
-          rule({""}, {"namespaces"}, {"get", "create"}),
-          // The kinds policies propagate besides Deployments (docs/operator.md). RBAC kinds and
-          // CRDs are not granted here: writing them would need escalate/bind, i.e. everything on
-          // the member; a platform team that propagates them grants that itself.
-          rule({""}, {"configmaps", "secrets", "services", "serviceaccounts", "persistentvolumeclaims"},
-               {"get", "list", "create", "patch", "delete"})};
+  return {
+      rule({""}, {"nodes", "pods"}, {"list", "watch"}),
+      rule({"apps"}, {"replicasets"}, {"list", "watch"}),
+      rule({"apps"}, {"deployments"}, {"get", "list", "watch", "create", "patch", "delete"}),
+      rule({""}, {"namespaces"}, {"get", "create"}),
+      // The kinds policies propagate besides Deployments (docs/operator.md). RBAC kinds and
+      // CRDs are not granted here: writing them would need escalate/bind, i.e. everything on
+      // the member; a platform team that propagates them grants that itself.
+      rule({""}, {"configmaps", "secrets", "services", "serviceaccounts", "persistentvolumeclaims"},
+           {"get", "list", "create", "patch", "delete"})};
 }
 
 std::vector<json::object> memberObjects() {

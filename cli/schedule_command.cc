@@ -5,15 +5,15 @@
 
 #include "api/duration.h"
 #include "api/json_codec.h"
-#include "api/unstructured.h"
-#include "controllers/binding/binding.h"
-#include "controllers/common/object_key.h"
-#include "interpreter/interpreter.h"
 #include "api/object_validation.h"
+#include "api/unstructured.h"
 #include "api/validation.h"
 #include "api/yaml.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "controllers/binding/binding.h"
+#include "controllers/common/object_key.h"
+#include "interpreter/interpreter.h"
 #include "interpreter/pod_requests.h"
 #include "scheduler/extender/http_extender_client.h"
 #include "scheduler/schedule_type.h"
@@ -260,7 +260,8 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
     return 1;
   }
   if (!in.workload) {
-    err << "error: no workload (a Deployment, a FederatedDeployment, a FederatedObject or another kind's object) given\n";
+    err << "error: no workload (a Deployment, a FederatedDeployment, a FederatedObject or another "
+           "kind's object) given\n";
     return 1;
   }
   if (in.clusters.empty()) {

@@ -182,8 +182,9 @@ mkubectl() { local m=$1; shift; kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" 
 
 # writes KUBECONFIG [member]: the write requests (POST/PUT/PATCH/APPLY/DELETE: create, update...) the API
 # server has served (kube-apiserver's apiserver_request_total), leader-election Leases and Events
-# aside, and FederatedClusters (their lastProbeTime is refreshed once a minute by design). On a
-# member only what Flotilla writes counts (Deployments and Namespaces, not
+# aside, FederatedClusters (their lastProbeTime is refreshed once a minute by design) and the
+# webhook configurations (the suites' own register_webhooks). On a member only what Flotilla
+# writes counts (MEMBER_WRITE_RESOURCES, by default Deployments and Namespaces, not
 # deployments/status, which the member's own deployment controller keeps writing).
 writes() { write_lines "$@" | awk '{ s += $NF } END { print s + 0 }'; }
 # write_lines KUBECONFIG [member]: the counters writes() adds up, one line each, so that a changed
@@ -191,7 +192,7 @@ writes() { write_lines "$@" | awk '{ s += $NF } END { print s + 0 }'; }
 write_lines() {
   kubectl --kubeconfig "$1" get --raw /metrics 2>/dev/null |
     awk -v member="${2:-}" -v res="${MEMBER_WRITE_RESOURCES:-deployments|namespaces}" '/^apiserver_request_total\{/ && /verb="(POST|PUT|CREATE|UPDATE|PATCH|APPLY|DELETE|DELETECOLLECTION)"/ &&
-         !/resource="(leases|events|federatedclusters)"/ {
+         !/resource="(leases|events|federatedclusters|mutatingwebhookconfigurations|validatingwebhookconfigurations)"/ {
            if (member != "" && !($0 ~ "resource=\"(" res ")\"" && /subresource=""/)) next
            print
          }' | sort

@@ -283,15 +283,16 @@ int main(int argc, char** argv) {
                                          });
   ctl::federate::FederateObjectController federateObjects(
       manager->client(), manager->executor(),
-      {*federatedObjects, *clusterFederatedObjects, *policies, *clusterPolicies}, sources,
-      recorder, {.reserved = reserved});
+      {*federatedObjects, *clusterFederatedObjects, *policies, *clusterPolicies}, sources, recorder,
+      {.reserved = reserved});
   federateObjectsLoop =
       &manager->addController("federate-object", federateObjects, controllerOptions());
   federateObjects.watch(*federateObjectsLoop, *federatedObjects, *clusterFederatedObjects,
                         *policies, *clusterPolicies);
   // The kinds are worked out once at the start, then on every policy change.
-  manager->addRunnable([&federateObjectsLoop] { federateObjectsLoop->queue().add(ctl::federate::kKindsKey); },
-                       [&sources] { sources.stopAll(); });
+  manager->addRunnable(
+      [&federateObjectsLoop] { federateObjectsLoop->queue().add(ctl::federate::kKindsKey); },
+      [&sources] { sources.stopAll(); });
 
   ctl::binding::BindingController binding(
       manager->client(), manager->executor(),
@@ -366,12 +367,10 @@ int main(int argc, char** argv) {
 
   ctl::scheduler::SchedulerControllerOptions schedulerOptions;
   schedulerOptions.workers = options.workers;
-  ctl::scheduler::SchedulerController scheduler(
-      manager->client(), manager->executor(),
-      {*bindings, *clusters, *policies, *clusterPolicies, *profiles, *extenders,
-       clusterBindings.get()},
-      recorder,
-      schedulerOptions);
+  ctl::scheduler::SchedulerController scheduler(manager->client(), manager->executor(),
+                                                {*bindings, *clusters, *policies, *clusterPolicies,
+                                                 *profiles, *extenders, clusterBindings.get()},
+                                                recorder, schedulerOptions);
   scheduler.watch();
   manager->addRunnable([&scheduler] { scheduler.start(); }, [&scheduler] { scheduler.stop(); });
   // Member informers stop with the controllers; they use the manager's I/O thread.
@@ -392,6 +391,9 @@ int main(int argc, char** argv) {
     wo.address = options.webhookHost;
     wo.port = static_cast<uint16_t>(options.webhookPort);
     wo.certDir = options.certDir;
+    // The federate-object controller writes federated objects of kinds it may only read (what
+    // the policies select); the template access reviews are for their other authors.
+    wo.trustedUsers = {options.operatorUser()};
     webhookServer = std::make_unique<webhooks::WebhookServer>(wo, clusterView, &accessReviewer);
     if (auto started = webhookServer->start(); !started) {
       std::cerr << "flotilla-operator: " << started.error().message
@@ -421,9 +423,9 @@ int main(int argc, char** argv) {
   // The informers are the manager's (its factory holds them): drop ours so that they go with it,
   // while its I/O context still exists.
   sources.stopAll();
-  for (auto* informer : {&clusters, &policies, &clusterPolicies, &federated, &bindings, &profiles,
-                         &extenders, &deployments, &federatedObjects, &clusterFederatedObjects,
-                         &clusterBindings})
+  for (auto* informer :
+       {&clusters, &policies, &clusterPolicies, &federated, &bindings, &profiles, &extenders,
+        &deployments, &federatedObjects, &clusterFederatedObjects, &clusterBindings})
     informer->reset();
   manager.reset();
   spdlog::info("flotilla-operator stopped (exit {})", code);

@@ -39,6 +39,9 @@ Admission webhooks (every replica serves them; the API server calls the Service)
   --webhook-port N                  HTTPS port (default 9443; 0 picks a free port and logs it)
   --cert-dir DIR                    tls.crt and tls.key of the serving certificate, reloaded when
                                     they change (default /tmp/k8s-webhook-server/serving-certs)
+  --operator-username NAME          the operator's own user on the host: its federated objects
+                                    need no access review (default system:serviceaccount:
+                                    <leader-election-namespace>:flotilla-operator)
 
 Member clusters:
   --cluster-probe-period DURATION   how often each member's /readyz is probed (default 10s)
@@ -127,6 +130,7 @@ const std::map<std::string, Setter>& setters() {
       {"leader-elect", boolSetter("leader-elect", &Options::leaderElect)},
       {"leader-election-namespace", stringSetter(&Options::leaderElectionNamespace)},
       {"leader-election-id", stringSetter(&Options::leaderElectionId)},
+      {"operator-username", stringSetter(&Options::operatorUsername)},
       {"leader-election-lease-duration",
        durationSetter("leader-election-lease-duration", &Options::leaseDuration)},
       {"leader-election-renew-deadline",

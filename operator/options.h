@@ -25,6 +25,13 @@ struct Options {
   std::string configFile;
   bool leaderElect = true;
   std::string leaderElectionNamespace = "flotilla-system";
+  // "" = system:serviceaccount:<leaderElectionNamespace>:flotilla-operator (operatorUser()).
+  std::string operatorUsername;
+  std::string operatorUser() const {
+    return operatorUsername.empty()
+               ? "system:serviceaccount:" + leaderElectionNamespace + ":flotilla-operator"
+               : operatorUsername;
+  }
   std::string leaderElectionId = "flotilla-operator";
   std::chrono::milliseconds leaseDuration{15'000};
   std::chrono::milliseconds renewDeadline{10'000};

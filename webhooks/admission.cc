@@ -8,6 +8,7 @@
 #include <map>
 
 #include "api/json_codec.h"
+#include "api/patch.h"
 #include "api/unstructured.h"
 #include "api/validation.h"
 #include "scheduler/framework/registry.h"
@@ -183,18 +184,51 @@ std::vector<AccessCheck> templateAccess(const boost::json::object& tmpl, const s
   return out;
 }
 
+// What each cluster receives is the template with that cluster's overrides: an override may
+// change what the object grants (a RoleBinding's roleRef), so every cluster's object is asked
+// for, whenever the template or the overrides change.
+std::vector<AccessCheck> federatedAccess(const api::FederatedObjectSpec& spec,
+                                         const api::FederatedObjectSpec* old, const std::string& ns,
+                                         bool namespaced, const std::string& ownKind) {
+  const auto overridesOf = [](const api::FederatedObjectSpec& s) {
+    api::FederatedObject only;  // (the codec is instantiated for whole objects)
+    only.spec.overrides = s.overrides;
+    return api::encode(only);
+  };
+  if (old && old->template_ == spec.template_ && overridesOf(*old) == overridesOf(spec)) return {};
+  std::vector<AccessCheck> out =
+      templateAccess(spec.template_, ns, namespaced, old ? &old->template_ : nullptr, ownKind);
+  if (out.empty())  // the template is unchanged: its overrides changed; ask as for an update
+    out = templateAccess(spec.template_, ns, namespaced, nullptr, ownKind);
+  for (const auto& o : spec.overrides) {
+    json::array ops;
+    for (const auto& p : o.patches) {
+      json::object op{{"op", p.op}, {"path", p.path}};
+      if (!p.from.empty()) op["from"] = p.from;
+      if (p.op == "add" || p.op == "replace" || p.op == "test") op["value"] = p.value;
+      ops.push_back(std::move(op));
+    }
+    auto patched = api::applyJsonPatch(json::value(spec.template_), ops);
+    if (!patched || !patched->is_object()) continue;  // the sync reports it for that cluster
+    for (auto& check : templateAccess(patched->as_object(), ns, namespaced, nullptr, ownKind)) {
+      check.why += " (with the overrides of cluster " + o.clusterName + ")";
+      if (std::find(out.begin(), out.end(), check) == out.end()) out.push_back(std::move(check));
+    }
+  }
+  return out;
+}
+
 template <>
 std::vector<AccessCheck> requiredAccess(const api::FederatedObject& fo,
                                         const api::FederatedObject* old) {
-  return templateAccess(fo.spec.template_, fo.metadata.namespace_, true,
-                        old ? &old->spec.template_ : nullptr, "FederatedObject");
+  return federatedAccess(fo.spec, old ? &old->spec : nullptr, fo.metadata.namespace_, true,
+                         "FederatedObject");
 }
 
 template <>
 std::vector<AccessCheck> requiredAccess(const api::ClusterFederatedObject& cfo,
                                         const api::ClusterFederatedObject* old) {
-  return templateAccess(cfo.spec.template_, "", false, old ? &old->spec.template_ : nullptr,
-                        "ClusterFederatedObject");
+  return federatedAccess(cfo.spec, old ? &old->spec : nullptr, "", false, "ClusterFederatedObject");
 }
 
 template <class T>

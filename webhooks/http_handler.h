@@ -3,6 +3,9 @@
 // every bad request is a unit test without a socket.
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "kube/net/http_types.h"
 #include "webhooks/admission.h"
 
@@ -24,7 +27,11 @@ struct HandledAdmission {
 // 404 for an unknown path, 405 for a method other than POST, 415 for a body that is not JSON by
 // its Content-Type, 400 (with an AdmissionReview saying why) for a body that is not an
 // AdmissionReview v1; otherwise 200 with the decision (or pendingAccess, see above).
-HandledAdmission handleAdmission(const net::HttpRequest& request, const ClusterView& cluster);
+// `trustedUsers`: users whose requests need no access review (the operator's own identity: the
+// federated objects its federate controllers make hold objects their sources' authors wrote on
+// the host, under a policy that governs them).
+HandledAdmission handleAdmission(const net::HttpRequest& request, const ClusterView& cluster,
+                                 const std::set<std::string>& trustedUsers = {});
 
 // Finishes a request with pendingAccess: `answers[i]` is whether the user may do
 // pendingAccess[i] (an error: the review could not be made). Any refusal denies the request with

@@ -94,6 +94,25 @@ TEST(TemplateAccess, RbacKindsAlsoAskToEscalateOrToBind) {
   EXPECT_EQ(bind.namespace_, "shop");
 }
 
+// An override can change what a cluster's copy grants: every cluster's object is asked for,
+// also when only the overrides change.
+TEST(TemplateAccess, OverridesAreAskedForAsWhatTheirClusterReceives) {
+  json::object before = federated(
+      "FederatedObject", "shop",
+      R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"view"},
+          "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},
+          "subjects":[{"kind":"User","name":"alice"}]})");
+  json::object after = before;
+  after["spec"].as_object()["overrides"] = json::parse(
+      R"([{"clusterName":"member2","patches":[{"op":"replace","path":"/roleRef/name","value":"admin"}]}])");
+  const auto r = admitAs("UPDATE", after, before);
+  ASSERT_TRUE(r.allowed) << r.status.message;
+  bool asksAdmin = false;
+  for (const auto& c : r.requiredAccess)
+    asksAdmin = asksAdmin || (c.verb == "bind" && c.name == "admin");
+  EXPECT_TRUE(asksAdmin) << "member2's copy binds admin";
+}
+
 TEST(TemplateAccess, ARefusalNamesTheKindAndTheRule) {
   const json::object fo = federated("FederatedObject", "shop", kConfigMap);
   const std::string body =
@@ -114,6 +133,12 @@ TEST(TemplateAccess, ARefusalNamesTheKindAndTheRule) {
             "user \"alice\" cannot create ConfigMap \"cfg\" in namespace \"shop\", and "
             "spec.template holds it, which the operator writes on the members: a FederatedObject "
             "may hold only what its author may write on the host (docs/security.md)");
+  // The operator's own requests (a trusted user) are answered at once, without a review: its
+  // federate controller makes federated objects of kinds it may only read.
+  HandledAdmission trusted = handleAdmission(http, NoCluster{}, {"alice"});
+  EXPECT_TRUE(trusted.pendingAccess.empty());
+  EXPECT_TRUE(trusted.allowed);
+  EXPECT_EQ(trusted.response.status, 200);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ struct WebhookServer::Impl {
 
   asio::awaitable<void> handle(net::HttpExchange& exchange) {
     const auto started = std::chrono::steady_clock::now();
-    HandledAdmission handled = handleAdmission(exchange.request(), cluster);
+    HandledAdmission handled = handleAdmission(exchange.request(), cluster, options.trustedUsers);
     if (!handled.pendingAccess.empty()) {
       std::vector<api::Result<bool>> answers;
       for (const AccessCheck& check : handled.pendingAccess) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "api/result.h"
@@ -35,6 +36,8 @@ struct WebhookServerOptions {
   // Request bodies in memory at once, over all connections: well inside the container's memory
   // limit however many clients send at the same time.
   size_t maxBufferedBodies = size_t{128} << 20;
+  // Users whose requests need no SubjectAccessReview (handleAdmission): the operator itself.
+  std::set<std::string> trustedUsers;
 };
 
 class WebhookServer {

@@ -2,8 +2,8 @@
 
 #include "api/conditions.h"
 #include "api/json_codec.h"
-#include "api/validation.h"
 #include "api/unstructured.h"
+#include "api/validation.h"
 #include "interpreter/interpreter.h"
 #include "interpreter/pod_requests.h"
 
@@ -95,16 +95,17 @@ BindingSubject subjectOf(const api::FederatedObject& fo) {
   const std::string apiVersion = api::unstructured::stringAt(t, {"apiVersion"});
   const std::string kind = api::unstructured::stringAt(t, {"kind"});
   const auto entry = interpreter::Registry::builtIn().of(apiVersion, kind);
-  BindingSubject s{.owner = fo.metadata,
-                   .ownerKind = fo.kind,
-                   .resource = {.apiVersion = apiVersion,
-                                .kind = kind,
-                                .namespace_ = api::unstructured::stringAt(t, {"metadata", "namespace"}),
-                                .name = api::unstructured::stringAt(t, {"metadata", "name"}),
-                                .uid = fo.metadata.uid},
-                   .replicas = entry.replicas(t).value_or(0),
-                   .requirements = entry.requirements(t),
-                   .workload = policy::workloadOf(t)};
+  BindingSubject s{
+      .owner = fo.metadata,
+      .ownerKind = fo.kind,
+      .resource = {.apiVersion = apiVersion,
+                   .kind = kind,
+                   .namespace_ = api::unstructured::stringAt(t, {"metadata", "namespace"}),
+                   .name = api::unstructured::stringAt(t, {"metadata", "name"}),
+                   .uid = fo.metadata.uid},
+      .replicas = entry.replicas(t).value_or(0),
+      .requirements = entry.requirements(t),
+      .workload = policy::workloadOf(t)};
   // The federated object's labels, as a FederatedDeployment's: the source's, with the policy
   // label the template leaves out.
   s.workload.labels = fo.metadata.labels;

@@ -39,10 +39,10 @@ struct BindingDecision {
 // FederatedDeployment or a FederatedObject), the object members run (spec.resource), and what the
 // kind's interpreter says it asks of the scheduler.
 struct BindingSubject {
-  api::ObjectMeta owner;      // the federated object's metadata (name, namespace, uid, deletion)
-  std::string ownerKind;      // FederatedDeployment | FederatedObject
+  api::ObjectMeta owner;  // the federated object's metadata (name, namespace, uid, deletion)
+  std::string ownerKind;  // FederatedDeployment | FederatedObject
   api::ObjectReferenceWithUID resource;  // spec.resource
-  int32_t replicas = 0;       // 0: nothing to divide (the object goes to every selected cluster)
+  int32_t replicas = 0;  // 0: nothing to divide (the object goes to every selected cluster)
   api::ReplicaRequirements requirements;
   policy::Workload workload;  // what policies are matched against
 };

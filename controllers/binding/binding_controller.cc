@@ -42,8 +42,7 @@ void BindingController::watch(kube::Controller& controller,
 
 void BindingController::watchObjects(kube::Controller& controller,
                                      kube::SharedInformer& federatedObjects,
-                                     kube::SharedInformer& bindings,
-                                     kube::SharedInformer& policies,
+                                     kube::SharedInformer& bindings, kube::SharedInformer& policies,
                                      kube::SharedInformer& clusterPolicies) {
   controller.watch(federatedObjects, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
@@ -65,8 +64,9 @@ void BindingController::watchClusterObjects(kube::Controller& controller,
 }
 
 api::Result<kube::ReconcileResult> BindingController::reconcile(const std::string& key) {
-  // A FederatedDeployment, else a FederatedObject of that name (two of the same name bind to the
-  // same ResourceBinding: the second is told BindingConflict).
+  // A FederatedDeployment or a FederatedObject of that name. Both can exist (a Deployment
+  // "web-service" and a Service "web"): the one that controls the binding keeps it, else the
+  // FederatedDeployment; the other is told BindingConflict.
   std::optional<BindingSubject> subject;
   std::optional<api::FederatedDeployment> fd;
   std::optional<api::FederatedObject> fo;
@@ -77,9 +77,9 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
       return kube::ReconcileResult{};
     }
     fd = std::move(*decoded);
-    subject = subjectOf(*fd);
-  } else if (const auto* objects = clusterScopedKey(key) ? informers_.clusterFederatedObjects
-                                                          : informers_.federatedObjects) {
+  }
+  if (const auto* objects = clusterScopedKey(key) ? informers_.clusterFederatedObjects
+                                                  : informers_.federatedObjects) {
     if (const auto object = objects->store().get(key)) {
       auto decoded = fromObject<api::FederatedObject>(object);
       if (!decoded) {
@@ -88,8 +88,26 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
       }
       fo = std::move(*decoded);
       fo->kind = clusterScopedKey(key) ? "ClusterFederatedObject" : "FederatedObject";
-      subject = subjectOf(*fo);
     }
+  }
+  const kube::SharedInformer* bindingCache =
+      clusterScopedKey(key) ? informers_.clusterBindings : &informers_.bindings;
+  bool objectOwnsBinding = false;
+  if (fo && bindingCache) {
+    if (auto rb = bindingCache->store().get(key)) {
+      if (auto decoded = fromObject<api::ResourceBinding>(rb)) {
+        for (const auto& r : decoded->metadata.ownerReferences)
+          objectOwnsBinding =
+              objectOwnsBinding || (r.controller.value_or(false) && r.uid == fo->metadata.uid);
+      }
+    }
+  }
+  if (fd && !objectOwnsBinding) {
+    fo.reset();
+    subject = subjectOf(*fd);
+  } else if (fo) {
+    fd.reset();
+    subject = subjectOf(*fo);
   }
   if (!subject) return kube::ReconcileResult{};  // the binding goes with it (owner reference)
   const kube::SharedInformer* bindings =

@@ -1,9 +1,9 @@
 #include "controllers/common/managed.h"
 
-#include "controllers/common/object_key.h"
-
 #include <cstdint>
 #include <cstdio>
+
+#include "controllers/common/object_key.h"
 
 namespace flotilla::controllers {
 
@@ -62,9 +62,11 @@ std::string managingBinding(const boost::json::object& object, const std::string
   if (!name || !name->is_string()) return "";
   const bool namespaced = ns && ns->is_string() && !ns->as_string().empty();
   const std::string prefix = namespaced ? std::string(ns->as_string()) + "/" : "";
-  if (namespaced && key == prefix + std::string(name->as_string())) return key;
   const auto* apiVersion = object.if_contains("apiVersion");
   const auto* kind = object.if_contains("kind");
+  // A Deployment (whose list items come without a kind) is named after its binding.
+  const bool deployment = !kind || (kind->is_string() && kind->as_string() == "Deployment");
+  if (deployment && namespaced && key == prefix + std::string(name->as_string())) return key;
   if (!apiVersion || !apiVersion->is_string() || !kind || !kind->is_string()) return "";
   const std::string_view version = apiVersion->as_string();
   const auto slash = version.find('/');

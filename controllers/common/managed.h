@@ -9,8 +9,9 @@
 // Any other kind belongs to the binding of its federated object: the annotation is
 // namespace/<name>-<kind> (object_key.h: federatedName), or <name>-<kind> when cluster-scoped.
 // The annotation is only believed on the object Flotilla would have made for that binding: one
-// whose own namespace/name is the key (or whose namespace, name and kind give it) (docs/security.md, M1: a member user's decoy in another
-// namespace cannot pose as a workload's copy). Two more labels say who made it:
+// whose own namespace/name is the key (or whose namespace, name and kind give it)
+// (docs/security.md, M1: a member user's decoy in another namespace cannot pose as a workload's
+// copy). Two more labels say who made it:
 //   label      flotilla.io/host:       <the host's identity: its kube-system namespace UID>
 //   label      flotilla.io/cluster:    <the FederatedCluster it was made through>
 // An object another host's operator made is never Flotilla's here, and deleting a

@@ -56,7 +56,6 @@ std::string federatedName(std::string_view name, std::string_view kind, std::str
   return cleaned + tail;
 }
 
-
 std::string ObjectKey::str() const { return kind + "/" + apiVersion + ":" + cacheKey(); }
 
 std::string ObjectKey::group() const {
@@ -87,7 +86,8 @@ std::optional<ObjectKey> ObjectKey::parse(std::string_view text) {
 
 ObjectKey ObjectKey::of(const boost::json::object& object) {
   return {u::stringAt(object, {"apiVersion"}), u::stringAt(object, {"kind"}),
-          u::stringAt(object, {"metadata", "namespace"}), u::stringAt(object, {"metadata", "name"})};
+          u::stringAt(object, {"metadata", "namespace"}),
+          u::stringAt(object, {"metadata", "name"})};
 }
 
 }  // namespace flotilla::controllers

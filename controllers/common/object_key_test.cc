@@ -26,15 +26,17 @@ TEST(ObjectKey, TwoKindsOfOneNameAreTwoKeys) {
 }
 
 TEST(ObjectKey, MalformedTextIsRefused) {
-  for (const char* text : {"", "demo/web", "ConfigMap:demo/web", "/v1:demo/web", "ConfigMap/:x",
-                           "ConfigMap/v1:", "ConfigMap/v1:/web", "ConfigMap/v1:demo/", "ConfigMap/v1:a/b/c"})
+  for (const char* text :
+       {"", "demo/web", "ConfigMap:demo/web", "/v1:demo/web", "ConfigMap/:x",
+        "ConfigMap/v1:", "ConfigMap/v1:/web", "ConfigMap/v1:demo/", "ConfigMap/v1:a/b/c"})
     EXPECT_FALSE(ObjectKey::parse(text)) << text;
 }
 
 TEST(ObjectKey, IsReadFromAnObject) {
-  const auto o = boost::json::parse(
-                     R"({"apiVersion":"v1","kind":"Secret","metadata":{"namespace":"a","name":"b"}})")
-                     .as_object();
+  const auto o =
+      boost::json::parse(
+          R"({"apiVersion":"v1","kind":"Secret","metadata":{"namespace":"a","name":"b"}})")
+          .as_object();
   EXPECT_EQ(ObjectKey::of(o), (ObjectKey{"v1", "Secret", "a", "b"}));
 }
 

@@ -15,12 +15,10 @@ const kube::ResourceId kResourceBindings{"flotilla.io", "v1alpha1", "resourcebin
                                          "ResourceBinding"};
 const kube::ResourceId kFederatedObjects{"flotilla.io", "v1alpha1", "federatedobjects", true,
                                          "FederatedObject"};
-const kube::ResourceId kClusterFederatedObjects{"flotilla.io", "v1alpha1",
-                                                "clusterfederatedobjects", false,
-                                                "ClusterFederatedObject"};
-const kube::ResourceId kClusterResourceBindings{"flotilla.io", "v1alpha1",
-                                                "clusterresourcebindings", false,
-                                                "ClusterResourceBinding"};
+const kube::ResourceId kClusterFederatedObjects{
+    "flotilla.io", "v1alpha1", "clusterfederatedobjects", false, "ClusterFederatedObject"};
+const kube::ResourceId kClusterResourceBindings{
+    "flotilla.io", "v1alpha1", "clusterresourcebindings", false, "ClusterResourceBinding"};
 const kube::ResourceId kSchedulingProfiles{"flotilla.io", "v1alpha1", "schedulingprofiles", false,
                                            "SchedulingProfile"};
 const kube::ResourceId kSchedulerExtenders{"flotilla.io", "v1alpha1", "schedulerextenders", false,

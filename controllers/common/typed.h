@@ -36,7 +36,9 @@ extern const kube::ResourceId kNamespaces;
 
 // A binding's queue key: "ns/name" for a ResourceBinding, "name" for a ClusterResourceBinding
 // (the binding of a cluster-scoped object).
-inline bool clusterScopedKey(std::string_view key) { return key.find('/') == std::string_view::npos; }
+inline bool clusterScopedKey(std::string_view key) {
+  return key.find('/') == std::string_view::npos;
+}
 inline const kube::ResourceId& bindingResourceOf(std::string_view key) {
   return clusterScopedKey(key) ? resources::kClusterResourceBindings : resources::kResourceBindings;
 }

@@ -1,5 +1,4 @@
 #include "controllers/federate/federate_object.h"
-#include "controllers/federate/source_kinds.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +8,7 @@
 #include "api/json_codec.h"
 #include "api/test_util.h"
 #include "controllers/common/managed.h"
+#include "controllers/federate/source_kinds.h"
 
 namespace flotilla::controllers::federate {
 namespace {
@@ -192,11 +192,18 @@ spec:
   - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}
   - {apiVersion: v1, kind: ConfigMap}
 )");
-  EXPECT_EQ(kindsNamed({pp}, {cpp}),
-            (std::set<KindKey>{{"rbac.authorization.k8s.io/v1", "ClusterRole"},
-                               {"v1", "ConfigMap"},
-                               {"v1", "Secret"}}));
+  EXPECT_EQ(
+      kindsNamed({pp}, {cpp}),
+      (std::set<KindKey>{
+          {"rbac.authorization.k8s.io/v1", "ClusterRole"}, {"v1", "ConfigMap"}, {"v1", "Secret"}}));
   EXPECT_TRUE(kindsNamed({}, {}).empty());
+  // Two versions of one kind: watched once, in the preferred version.
+  auto hpa = cpp;
+  hpa.spec.resourceSelectors = {{"autoscaling/v2beta2", "HorizontalPodAutoscaler", "", "", {}},
+                                {"autoscaling/v2", "HorizontalPodAutoscaler", "", "", {}},
+                                {"autoscaling/v1", "HorizontalPodAutoscaler", "", "", {}}};
+  EXPECT_EQ(kindsNamed({}, {hpa}),
+            (std::set<KindKey>{{"autoscaling/v2", "HorizontalPodAutoscaler"}}));
 }
 
 }  // namespace

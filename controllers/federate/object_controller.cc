@@ -38,12 +38,9 @@ json::object involvedSource(const ObjectKey& key, const json::object& source) {
 
 }  // namespace
 
-FederateObjectController::FederateObjectController(kube::RestClient& host,
-                                                   boost::asio::any_io_executor executor,
-                                                   ObjectInformers informers,
-                                                   SourceInformers& sources,
-                                                   kube::EventRecorder& events,
-                                                   ObjectControllerOptions options)
+FederateObjectController::FederateObjectController(
+    kube::RestClient& host, boost::asio::any_io_executor executor, ObjectInformers informers,
+    SourceInformers& sources, kube::EventRecorder& events, ObjectControllerOptions options)
     : host_(host),
       executor_(std::move(executor)),
       informers_(informers),
@@ -85,14 +82,17 @@ void FederateObjectController::watch(kube::Controller& controller,
   controller.watch(federatedObjects, mapToSource(), changed);
   controller.watch(clusterFederatedObjects, mapToSource(), changed);
   // The last federated object of a kind gone: the kind may no longer need watching.
-  controller.watch(federatedObjects, [](const kube::ObjectPtr&) { return std::vector<std::string>{kKindsKey}; },
-                   kube::Predicate{[](const kube::ObjectPtr&) { return false; },
-                                   [](const kube::ObjectPtr&, const kube::ObjectPtr&) { return false; },
-                                   nullptr});
-  controller.watch(clusterFederatedObjects, [](const kube::ObjectPtr&) { return std::vector<std::string>{kKindsKey}; },
-                   kube::Predicate{[](const kube::ObjectPtr&) { return false; },
-                                   [](const kube::ObjectPtr&, const kube::ObjectPtr&) { return false; },
-                                   nullptr});
+  controller.watch(
+      federatedObjects, [](const kube::ObjectPtr&) { return std::vector<std::string>{kKindsKey}; },
+      kube::Predicate{[](const kube::ObjectPtr&) { return false; },
+                      [](const kube::ObjectPtr&, const kube::ObjectPtr&) { return false; },
+                      nullptr});
+  controller.watch(
+      clusterFederatedObjects,
+      [](const kube::ObjectPtr&) { return std::vector<std::string>{kKindsKey}; },
+      kube::Predicate{[](const kube::ObjectPtr&) { return false; },
+                      [](const kube::ObjectPtr&, const kube::ObjectPtr&) { return false; },
+                      nullptr});
   controller.watch(policies, mapPolicyToSources());
   controller.watch(clusterPolicies, mapPolicyToSources());
 }
@@ -103,7 +103,8 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
     if (auto p = fromObject<api::PropagationPolicy>(o)) policies.push_back(std::move(*p));
   std::vector<api::ClusterPropagationPolicy> clusterPolicies;
   for (const auto& o : informers_.clusterPolicies.store().list())
-    if (auto p = fromObject<api::ClusterPropagationPolicy>(o)) clusterPolicies.push_back(std::move(*p));
+    if (auto p = fromObject<api::ClusterPropagationPolicy>(o))
+      clusterPolicies.push_back(std::move(*p));
   auto kinds = kindsNamed(policies, clusterPolicies);
   // A kind no policy names any more stays watched while federated objects of it remain: their
   // sources are reconciled once more, which unfederates them (the informer stops when the last
@@ -111,7 +112,8 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
   for (const auto* informer : {&informers_.federatedObjects, &informers_.clusterFederatedObjects}) {
     for (const auto& o : informer->store().list()) {
       const auto* spec = o->if_contains("spec");
-      const auto* t = spec && spec->is_object() ? spec->as_object().if_contains("template") : nullptr;
+      const auto* t =
+          spec && spec->is_object() ? spec->as_object().if_contains("template") : nullptr;
       if (!t || !t->is_object()) continue;
       const ObjectKey key = ObjectKey::of(t->as_object());
       if (!key.apiVersion.empty() && !key.kind.empty()) kinds.insert({key.apiVersion, key.kind});
@@ -119,9 +121,11 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
   }
   const auto result = sources_.sync(kinds);
   for (const auto& k : result.started) log::info(kFederateObject, kKindsKey, "watching " + k);
-  for (const auto& k : result.stopped) log::info(kFederateObject, kKindsKey, "no policy names " + k + " any more; not watching it");
+  for (const auto& k : result.stopped)
+    log::info(kFederateObject, kKindsKey, "no policy names " + k + " any more; not watching it");
   if (!result.unserved.empty()) {
-    for (const auto& k : result.unserved) log::warn(kFederateObject, kKindsKey, "not served yet: " + k);
+    for (const auto& k : result.unserved)
+      log::warn(kFederateObject, kKindsKey, "not served yet: " + k);
     return kube::ReconcileResult{false, options_.unservedRetry};
   }
   return kube::ReconcileResult{};
@@ -153,13 +157,14 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
   if (auto fo = foInformer.store().get(foKey)) {
     auto decoded = fromObject<api::FederatedObject>(fo);
     if (!decoded) {
-      log::error(kFederateObject, text, "cannot decode the federated object: " + decoded.error().message);
+      log::error(kFederateObject, text,
+                 "cannot decode the federated object: " + decoded.error().message);
       return kube::ReconcileResult{};
     }
     existing = std::move(*decoded);
   }
-  const auto set = policiesFor(key->ns, informers_.policies, informers_.clusterPolicies,
-                               decodedPolicies_);
+  const auto set =
+      policiesFor(key->ns, informers_.policies, informers_.clusterPolicies, decodedPolicies_);
   const auto resolution = policy::resolvePolicy(workloadOf(source), set.policies,
                                                 set.clusterPolicies, options_.reserved);
   bool claimedExists = false;
@@ -210,9 +215,9 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
       auto removed = await(executor_, host_.remove(resource, key->ns, foName, options));
       if (!removed && removed.error().code != 404) return removed.error();
       events_.event(subject, "Normal", "Unfederated",
-                    decision.message.empty() ? "removed " + resource.kind + " " + foKey
-                                             : decision.message + "; removed " + resource.kind +
-                                                   " " + foKey);
+                    decision.message.empty()
+                        ? "removed " + resource.kind + " " + foKey
+                        : decision.message + "; removed " + resource.kind + " " + foKey);
       log::info(kFederateObject, text, "removed " + resource.kind + " " + foKey);
       break;
     }

@@ -62,10 +62,13 @@ SourceInformers::SyncResult SourceInformers::sync(const std::set<KindKey>& wante
     };
     handler.onDelete = [this, keyOf](const kube::ObjectPtr& o, bool) { onEvent_(keyOf(o)); };
     informer->addHandler(std::move(handler));
+    {
+      // In the map before it starts: a reconcile of one of its first events finds it.
+      std::lock_guard lock(mutex_);
+      informers_[kind] = informer;
+    }
     informer->start(executor_);
     out.started.push_back(kind.kind + " " + kind.apiVersion);
-    std::lock_guard lock(mutex_);
-    informers_[kind] = std::move(informer);
   }
   return out;
 }

@@ -12,7 +12,9 @@ namespace flotilla::controllers::federate {
 
 // The (apiVersion, kind) pairs the policies' resourceSelectors name, less those another path
 // handles or that are never propagated: apps/v1 Deployments (FederatedDeployments), Flotilla's own
-// kinds, Events, Leases, Nodes, ... (api::neverPropagated). Policies being deleted still count:
+// kinds, Events, Leases, Nodes, ... (api::neverPropagated). Two versions of one group and kind
+// are watched once, in the preferred one (GA over beta over alpha, the highest first). Policies
+// being deleted still count:
 // their objects keep their placement until the policy is gone.
 std::set<KindKey> kindsNamed(const std::vector<api::PropagationPolicy>& policies,
                              const std::vector<api::ClusterPropagationPolicy>& clusterPolicies);

@@ -29,7 +29,6 @@
 #pragma once
 
 #include <boost/json/object.hpp>
-
 #include <cstdint>
 #include <map>
 #include <optional>

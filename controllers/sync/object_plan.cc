@@ -64,21 +64,33 @@ MemberPlan planMember(const MemberInput& in) {
     const std::string owner = managingBinding(*in.live, in.hostId);
     // Adopt takes over what no Flotilla manages, never another binding's or another host's copy.
     const bool anotherFlotilla =
-        !owner.empty() || u::stringAt(*in.live, {"metadata", "labels", kManagedByLabel}) ==
-                              kManagedByValue;
-    if (in.adoptAllowed && !anotherFlotilla) {
+        !owner.empty() ||
+        u::stringAt(*in.live, {"metadata", "labels", kManagedByLabel}) == kManagedByValue;
+    // Never a Namespace (adopting one would mark it as Flotilla's, which lets every tenant's
+    // objects in: docs/security.md, H3) nor an object another controller controls there.
+    bool controlled = false;
+    if (const auto* refs = u::findArray(*in.live, {"metadata", "ownerReferences"})) {
+      for (const auto& r : *refs)
+        controlled = controlled || (r.is_object() && r.as_object().if_contains("controller") &&
+                                    r.as_object().at("controller") == true);
+    }
+    const bool adoptable = u::stringAt(*in.live, {"kind"}) != "Namespace" && !controlled;
+    if (in.adoptAllowed && !anotherFlotilla && adoptable) {
       out.step = MemberStep::kApply;
       out.adopt = true;
       return out;
     }
     out.step = MemberStep::kConflict;
-    out.message = anotherFlotilla
-                      ? "an object of that name is managed by Flotilla for " +
-                            (owner.empty() ? std::string("another host or binding")
-                                           : "binding " + owner) +
-                            "; leaving it untouched"
-                      : "an object of that name exists and Flotilla does not manage it; leaving "
-                        "it untouched (conflictResolution: Adopt in the policy takes it over)";
+    out.message = anotherFlotilla ? "an object of that name is managed by Flotilla for " +
+                                        (owner.empty() ? std::string("another host or binding")
+                                                       : "binding " + owner) +
+                                        "; leaving it untouched"
+                  : !adoptable ? "an object of that name exists and Flotilla does not manage it; "
+                                 "leaving it untouched (a Namespace, or an object another "
+                                 "controller owns, is never adopted)"
+                               : "an object of that name exists and Flotilla does not manage it; "
+                                 "leaving it untouched (conflictResolution: Adopt in the policy "
+                                 "takes it over)";
     return out;
   }
   if (in.desired && !difference(json::value(*in.live), json::value(*in.desired)).empty())

@@ -36,8 +36,8 @@ enum class MemberStep {
 
 struct MemberPlan {
   MemberStep step = MemberStep::kNone;
-  bool adopt = false;    // kApply: taking over an object Flotilla did not make
-  std::string message;   // kConflict: why
+  bool adopt = false;   // kApply: taking over an object Flotilla did not make
+  std::string message;  // kConflict: why
 };
 
 struct MemberInput {
@@ -70,8 +70,7 @@ struct ClusterState {
 // healthy), each with the first problem as message, transition times kept while the status does
 // not change; observedGeneration.
 api::FederatedObjectStatus objectStatus(const api::FederatedObject& fo,
-                                        std::vector<ClusterState> clusters,
-                                        const std::string& now);
+                                        std::vector<ClusterState> clusters, const std::string& now);
 
 // Whether a live member object was adopted (and so is never deleted by Flotilla).
 bool adopted(const boost::json::object& live);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
+
 #include "api/conditions.h"
 #include "api/test_util.h"
 #include "controllers/common/managed.h"
@@ -37,8 +39,8 @@ const interpreter::Interpreter kConfigMap = interpreter::Registry::builtIn().of(
 constexpr const char* kKey = "demo/settings-configmap";
 
 json::object desired(const std::string& cluster, bool adopted = false) {
-  auto d = desiredMemberObject(configMap(), kConfigMap, kKey, cluster, std::nullopt, "host-1",
-                               adopted);
+  auto d =
+      desiredMemberObject(configMap(), kConfigMap, kKey, cluster, std::nullopt, "host-1", adopted);
   EXPECT_TRUE(d) << d.error();
   return d ? *d : json::object{};
 }
@@ -50,8 +52,8 @@ TEST(DesiredMemberObject, TheTemplateWithTheClustersOverridesAndFlotillasMarks) 
   EXPECT_EQ(one.at("metadata").at("labels").at(kManagedByLabel), kManagedByValue);
   EXPECT_EQ(one.at("metadata").at("annotations").at(kBindingAnnotation), kKey);
   EXPECT_TRUE(managedFor(one, kKey, "host-1"));
-  EXPECT_FALSE(one.at("metadata").as_object().at("annotations").as_object().contains(
-      kAdoptedAnnotation));
+  EXPECT_FALSE(
+      one.at("metadata").as_object().at("annotations").as_object().contains(kAdoptedAnnotation));
   // member2's override changes the data; an override cannot rename the object.
   const auto two = desired("member2");
   EXPECT_EQ(two.at("data").at("mode"), "slow");
@@ -78,6 +80,9 @@ TEST(PlanMember, Table) {
   json::object otherHost = want;
   otherHost["metadata"].as_object()["labels"].as_object()[kHostLabel] = "host-2";
   json::object adoptedLive = desired("member1", true);
+  json::object controlled = foreign;
+  controlled["metadata"].as_object()["ownerReferences"] =
+      json::parse(R"([{"apiVersion":"v1","kind":"Pod","name":"p","uid":"u","controller":true}])");
   struct Case {
     const char* name;
     bool targeted;
@@ -98,6 +103,8 @@ TEST(PlanMember, Table) {
       {"not targeted, adopted: stays", false, &adoptedLive, false, MemberStep::kNone, false},
       {"not targeted, foreign: untouched", false, &foreign, true, MemberStep::kNone, false},
       {"not targeted, nothing there", false, nullptr, false, MemberStep::kNone, false},
+      {"a controlled object is never adopted", true, &controlled, true, MemberStep::kConflict,
+       false},
   };
   for (const auto& c : cases) {
     const auto plan = planMember({.targeted = c.targeted,
@@ -118,11 +125,10 @@ TEST(ObjectStatus, CountsTargetsAndNamesTheFirstProblem) {
   using interpreter::Health;
   auto fo = configMap();
   fo.metadata.generation = 3;
-  const auto ok = objectStatus(
-      fo,
-      {{"member2", "OK", "", {Health::kHealthy, ""}, true},
-       {"member1", "OK", "", {Health::kHealthy, ""}, true}},
-      "2026-11-27T10:00:00Z");
+  const auto ok = objectStatus(fo,
+                               {{"member2", "OK", "", {Health::kHealthy, ""}, true},
+                                {"member1", "OK", "", {Health::kHealthy, ""}, true}},
+                               "2026-11-27T10:00:00Z");
   EXPECT_EQ(ok.healthy, "2/2");
   EXPECT_EQ(ok.clusterNames, "member1,member2");
   ASSERT_EQ(ok.clusters.size(), 2u);

@@ -85,7 +85,7 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   const auto& t = fo.spec.template_;
   const std::string apiVersion = u::stringAt(t, {"apiVersion"});
   const std::string kind = u::stringAt(t, {"kind"});
-  const std::string ns = u::stringAt(t, {"metadata", "namespace"});
+  const std::string ns = fo.kind == "ClusterFederatedObject" ? "" : fo.metadata.namespace_;
   const std::string name = u::stringAt(t, {"metadata", "name"});
   auto& client = member->client();
   // The member's own discovery: the resource name is the member's, and a custom resource whose
@@ -109,9 +109,9 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
     live = std::move(*got);
   } else if (got.error().code != 404) {
     (unreachable(got.error()) ? retry->soon : retry->backoff) = true;
-    return fail(unreachable(got.error()) ? propagation::kClusterNotReady
-                                         : propagation::kCreationFailed,
-                got.error().message);
+    return fail(
+        unreachable(got.error()) ? propagation::kClusterNotReady : propagation::kCreationFailed,
+        got.error().message);
   }
   if (live) {
     (*live)["apiVersion"] = apiVersion;
@@ -167,8 +167,10 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                 applied.error().message);
   }
   log::info(kObjectSync, key,
-            std::string(plan.adopt ? "adopted" : live ? "updated" : "created") + " " + kind + " " +
-                (ns.empty() ? name : ns + "/" + name) + " on " + cluster);
+            std::string(plan.adopt ? "adopted"
+                        : live     ? "updated"
+                                   : "created") +
+                " " + kind + " " + (ns.empty() ? name : ns + "/" + name) + " on " + cluster);
   (*applied)["apiVersion"] = apiVersion;
   (*applied)["kind"] = kind;
   out.health = interpreter.health(&*applied);
@@ -186,6 +188,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   api::FederatedObject& fo = *decoded;
   const bool clusterScoped = clusterScopedKey(key);
   fo.kind = clusterScoped ? "ClusterFederatedObject" : "FederatedObject";
+  // A FederatedObject's copy lives in its own namespace, whatever its template says (the webhook
+  // defaults and checks it; one written without the webhooks may not).
+  const std::string ns = fo.metadata.namespace_;
+  if (!clusterScoped) u::ensureObject(fo.spec.template_, {"metadata"})["namespace"] = ns;
   const kube::ResourceId& foResource =
       clusterScoped ? resources::kClusterFederatedObjects : resources::kFederatedObjects;
   const kube::ResourceId& bindingResource = bindingResourceOf(key);
@@ -194,7 +200,6 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   const auto& t = fo.spec.template_;
   const std::string apiVersion = u::stringAt(t, {"apiVersion"});
   const std::string kind = u::stringAt(t, {"kind"});
-  const std::string ns = u::stringAt(t, {"metadata", "namespace"});
   const std::string name = u::stringAt(t, {"metadata", "name"});
   const auto interpreter = interpreter::Registry::builtIn().of(apiVersion, kind);
 
@@ -214,11 +219,12 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       for (auto o : live->items) {
         o["apiVersion"] = apiVersion;  // list items come without them
         o["kind"] = kind;
+        // Only the copy of this object (its own name), and only Flotilla's, never an adopted one.
+        if (u::stringAt(o, {"metadata", "name"}) != name) continue;
         if (!managedFor(o, key, options_.hostId) || adopted(o)) continue;
         kube::DeleteOptions options;
         options.preconditionUid = memberUid(o);
-        auto gone =
-            await(member.executor(), member.client().remove(*resource, ns, name, options));
+        auto gone = await(member.executor(), member.client().remove(*resource, ns, name, options));
         if (!gone && gone.error().code != 404) {
           problem = gone.error().message;
         } else {
@@ -237,13 +243,20 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     return kube::ReconcileResult{};
   }
   if (rb->metadata.deletionTimestamp) return kube::ReconcileResult{};
+  // Another object's binding of the same name (the binding controller reports the conflict).
+  const bool ours =
+      std::any_of(rb->metadata.ownerReferences.begin(), rb->metadata.ownerReferences.end(),
+                  [&](const api::OwnerReference& r) {
+                    return r.controller.value_or(false) && r.uid == fo.metadata.uid;
+                  });
+  if (!ours) return kube::ReconcileResult{};
   // The cleanup finalizer before anything is put on a member (the federate controller creates
   // its own with it; one a user wrote gets it here).
-  if (std::find(fo.metadata.finalizers.begin(), fo.metadata.finalizers.end(),
-                kCleanupFinalizer) == fo.metadata.finalizers.end()) {
+  if (std::find(fo.metadata.finalizers.begin(), fo.metadata.finalizers.end(), kCleanupFinalizer) ==
+      fo.metadata.finalizers.end()) {
     auto added = await(executor_, host_.updateWithRetry(
-                                      foResource, fo.metadata.namespace_,
-                                      fo.metadata.name, [](json::object& o) -> api::Result<bool> {
+                                      foResource, fo.metadata.namespace_, fo.metadata.name,
+                                      [](json::object& o) -> api::Result<bool> {
                                         auto& list = u::ensureObject(o, {"metadata"})["finalizers"];
                                         if (!list.is_array()) list = json::array{};
                                         for (const auto& f : list.as_array())
@@ -300,14 +313,13 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       if (plan.step != MemberStep::kDelete) continue;
       kube::DeleteOptions options;
       options.preconditionUid = memberUid(*got);
-      auto gone =
-          await(member->executor(), member->client().remove(*resource, ns, name, options));
+      auto gone = await(member->executor(), member->client().remove(*resource, ns, name, options));
       if (!gone && gone.error().code != 404) {
         retry.soon = true;
         states.push_back({cluster, propagation::kDeletionFailed, gone.error().message, {}, false});
       } else {
-        log::info(kObjectSync, key, "removed " + kind + " " + name + " from " + cluster +
-                                  " (no longer targeted)");
+        log::info(kObjectSync, key,
+                  "removed " + kind + " " + name + " from " + cluster + " (no longer targeted)");
       }
     }
   }
@@ -331,30 +343,27 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   // The binding's per-cluster propagation and FullyApplied, as for a Deployment.
   std::vector<ClusterOutcome> outcomes;
   for (const auto& s : states) outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
-  auto written = writeStatus(host_, executor_, bindingResource, *rbObject,
-                             [&](json::object& object) -> api::Result<bool> {
-                               auto current = fromObject<api::ResourceBinding>(object);
-                               if (!current) return current.error();
-                               if (current->metadata.generation != rb->metadata.generation)
-                                 return false;
-                               const json::value status =
-                                   api::encode(syncStatus(*current, outcomes, nowText, ""));
-                               if (sameStatus(object, status)) return false;
-                               object["status"] = status;
-                               return true;
-                             });
+  auto written = writeStatus(
+      host_, executor_, bindingResource, *rbObject, [&](json::object& object) -> api::Result<bool> {
+        auto current = fromObject<api::ResourceBinding>(object);
+        if (!current) return current.error();
+        if (current->metadata.generation != rb->metadata.generation) return false;
+        const json::value status = api::encode(syncStatus(*current, outcomes, nowText, ""));
+        if (sameStatus(object, status)) return false;
+        object["status"] = status;
+        return true;
+      });
   if (!written) return retryOnConflict(written.error());
   // The federated object's status.
-  auto foWritten = writeStatus(host_, executor_, foResource, *cached,
-                               [&](json::object& object) -> api::Result<bool> {
-                                 auto current = fromObject<api::FederatedObject>(object);
-                                 if (!current) return current.error();
-                                 const json::value status =
-                                     api::encode(objectStatus(*current, states, nowText));
-                                 if (sameStatus(object, status)) return false;
-                                 object["status"] = status;
-                                 return true;
-                               });
+  auto foWritten = writeStatus(
+      host_, executor_, foResource, *cached, [&](json::object& object) -> api::Result<bool> {
+        auto current = fromObject<api::FederatedObject>(object);
+        if (!current) return current.error();
+        const json::value status = api::encode(objectStatus(*current, states, nowText));
+        if (sameStatus(object, status)) return false;
+        object["status"] = status;
+        return true;
+      });
   if (!foWritten) return retryOnConflict(foWritten.error());
   // The host source's status, where the kind aggregates one (a Service's load balancers).
   if (options_.sourceOf) {

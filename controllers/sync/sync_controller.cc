@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/conditions.h"
+#include "api/unstructured.h"
 #include "controllers/common/await.h"
 #include "controllers/common/cluster_events.h"
 #include "controllers/common/log.h"
@@ -57,6 +58,19 @@ bool placementCurrent(const json::object& o) {
 }
 
 // An object a member sent may lack metadata (outside data): that is "not being deleted".
+// The uid of an object's controlling owner ("" when none).
+std::string controllerUid(const json::object& o) {
+  const auto* refs = api::unstructured::findArray(o, {"metadata", "ownerReferences"});
+  if (!refs) return "";
+  for (const auto& r : *refs) {
+    if (!r.is_object()) continue;
+    const auto* controller = r.as_object().if_contains("controller");
+    if (controller && controller->is_bool() && controller->as_bool())
+      return api::unstructured::stringAt(r.as_object(), {"uid"});
+  }
+  return "";
+}
+
 bool deleting(const json::object& o) {
   const auto* meta = o.if_contains("metadata");
   return meta && meta->is_object() && meta->as_object().contains("deletionTimestamp");
@@ -215,8 +229,8 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
       return fail(propagation::kCreationFailed, got.error().message);
     } else {
       // The namespace first (docs/security.md, H3; member_namespace.h).
-      const auto check = ensureMemberNamespace(host_, executor_, *member, ns, cluster, true,
-                                               "Deployment " + key);
+      const auto check =
+          ensureMemberNamespace(host_, executor_, *member, ns, cluster, true, "Deployment " + key);
       if (!check.ready) {
         retry->soon = retry->soon || check.retrySoon;
         retry->backoff = retry->backoff || check.retryBackoff;
@@ -240,8 +254,8 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
     // Changing a Deployment that is already there: its namespace must still be one Flotilla may
     // use. Its marks alone do not say so: a member user who owns a namespace of the workload's
     // name could have made a Deployment marked as Flotilla's there (docs/security.md, H3).
-    const auto check = ensureMemberNamespace(host_, executor_, *member, ns, cluster, false,
-                                             "Deployment " + key);
+    const auto check =
+        ensureMemberNamespace(host_, executor_, *member, ns, cluster, false, "Deployment " + key);
     if (!check.ready) {
       retry->soon = retry->soon || check.retrySoon;
       retry->backoff = retry->backoff || check.retryBackoff;
@@ -313,18 +327,18 @@ api::Result<kube::ReconcileResult> SyncController::cleanupMembers(
                       " left behind on " + abandoned);
   }
   auto removed = await(
-      executor_, host_.updateWithRetry(ownerResource, meta.namespace_, meta.name,
-                                       [](json::object& o) -> api::Result<bool> {
-                                         auto* m = o["metadata"].if_object();
-                                         auto* list = m ? m->if_contains("finalizers") : nullptr;
-                                         if (!list || !list->is_array()) return false;
-                                         auto& arr = list->as_array();
-                                         const auto before = arr.size();
-                                         arr.erase(std::remove(arr.begin(), arr.end(),
-                                                               json::value(kCleanupFinalizer)),
-                                                   arr.end());
-                                         return arr.size() != before;
-                                       }));
+      executor_,
+      host_.updateWithRetry(
+          ownerResource, meta.namespace_, meta.name, [](json::object& o) -> api::Result<bool> {
+            auto* m = o["metadata"].if_object();
+            auto* list = m ? m->if_contains("finalizers") : nullptr;
+            if (!list || !list->is_array()) return false;
+            auto& arr = list->as_array();
+            const auto before = arr.size();
+            arr.erase(std::remove(arr.begin(), arr.end(), json::value(kCleanupFinalizer)),
+                      arr.end());
+            return arr.size() != before;
+          }));
   if (!removed && removed.error().code != 404) return removed.error();
   return kube::ReconcileResult{};
 }
@@ -356,18 +370,27 @@ api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedD
     }
     return problem;
   };
-  return cleanupMembers(fd.metadata, involved(fd), "Deployments",
-                        resources::kFederatedDeployments, removeFrom);
+  return cleanupMembers(fd.metadata, involved(fd), "Deployments", resources::kFederatedDeployments,
+                        removeFrom);
 }
 
 api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& key) {
   const auto fdObject = informers_.federatedDeployments.store().get(key);
-  if (!fdObject) {
-    const auto* objects = clusterScopedKey(key) ? informers_.clusterFederatedObjects
-                                                : informers_.federatedObjects;
-    if (objects) {
-      if (auto fo = objects->store().get(key)) return reconcileObject(key, fo);
-    }
+  const auto* objects =
+      clusterScopedKey(key) ? informers_.clusterFederatedObjects : informers_.federatedObjects;
+  if (auto foObject = objects ? objects->store().get(key) : nullptr) {
+    // A FederatedDeployment and a FederatedObject of one name (a Deployment "web-service" and a
+    // Service "web") share a binding name: the binding's controller says whose it is, and a
+    // FederatedDeployment being deleted is cleaned up first whoever it is.
+    const auto* bindings =
+        clusterScopedKey(key) ? informers_.clusterBindings : &informers_.bindings;
+    const auto rbObject = bindings ? bindings->store().get(key) : nullptr;
+    const bool fdDeleting = fdObject && deleting(*fdObject);
+    if (!fdDeleting &&
+        (!fdObject || deleting(*foObject) ||
+         (rbObject &&
+          controllerUid(*rbObject) == api::unstructured::stringAt(*foObject, {"metadata", "uid"}))))
+      return reconcileObject(key, foObject);
   }
   std::optional<api::FederatedDeployment> fd;
   if (fdObject) {
@@ -387,6 +410,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     return kube::ReconcileResult{};
   }
   if (rb->metadata.deletionTimestamp) return kube::ReconcileResult{};
+  // Another object's binding of the same name (the binding controller reports the conflict).
+  if (controllerUid(*rbObject) != fd->metadata.uid) return kube::ReconcileResult{};
 
   // A FederatedDeployment written by a user gets the cleanup finalizer before anything is put on
   // a member (the federate controller creates its own with it).

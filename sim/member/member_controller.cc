@@ -301,9 +301,9 @@ int MemberController::assignLoadBalancers() {
     json::object next = svc;
     next["status"] = json::object{
         {"loadBalancer",
-         json::object{{"ingress", json::array{json::object{
-                                      {"ip", "198.51.100." + std::to_string(h % 254 + 1)},
-                                      {"ipMode", "VIP"}}}}}}};
+         json::object{{"ingress",
+                       json::array{json::object{{"ip", "198.51.100." + std::to_string(h % 254 + 1)},
+                                                {"ipMode", "VIP"}}}}}}};
     if (store_.update({kServices, meta(svc, "namespace"), meta(svc, "name")}, next, version(svc)))
       ++writes;
   }

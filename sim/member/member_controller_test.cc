@@ -210,10 +210,11 @@ TEST_F(MemberFixture, TemplateChangeRollsToANewReplicaSet) {
 
 }  // namespace
 TEST_F(MemberFixture, LoadBalancerServicesGetAnIngressOnce) {
-  json::object lb{{"apiVersion", "v1"},
-                  {"kind", "Service"},
-                  {"metadata", json::object{{"name", "web"}, {"namespace", "default"}, {"uid", "svc-1"}}},
-                  {"spec", json::object{{"type", "LoadBalancer"}}}};
+  json::object lb{
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", json::object{{"name", "web"}, {"namespace", "default"}, {"uid", "svc-1"}}},
+      {"spec", json::object{{"type", "LoadBalancer"}}}};
   json::object plain = lb;
   plain["metadata"].as_object()["name"] = "internal";
   plain["spec"].as_object()["type"] = "ClusterIP";

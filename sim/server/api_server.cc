@@ -1,7 +1,5 @@
 #include "sim/server/api_server.h"
 
-#include <random>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
@@ -9,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
+#include <random>
 
 #include "api/base64.h"
 #include "sim/server/admission.h"
@@ -78,8 +77,7 @@ void defaultBuiltin(const ResourceInfo& r, json::object& object, const json::obj
   if (r.group.empty() && r.resource == "pods") admitPod(object, old);
 }
 
-void allocate(const ResourceInfo& r, json::object& object, const json::object* old,
-              uint32_t salt) {
+void allocate(const ResourceInfo& r, json::object& object, const json::object* old, uint32_t salt) {
   if (!r.custom && r.group.empty() && r.resource == "services") allocateService(object, old, salt);
 }
 

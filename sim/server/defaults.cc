@@ -320,9 +320,9 @@ void allocateService(json::object& service, const json::object* old, uint32_t sa
     }
   }
   const auto* allocate = spec.if_contains("allocateLoadBalancerNodePorts");
-  const bool nodePorts = type == "NodePort" ||
-                         (type == "LoadBalancer" && !(allocate && allocate->is_bool() &&
-                                                      !allocate->as_bool()));
+  const bool nodePorts =
+      type == "NodePort" ||
+      (type == "LoadBalancer" && !(allocate && allocate->is_bool() && !allocate->as_bool()));
   if (nodePorts) {
     int index = 0;
     forEachObject(spec, "ports", [&](json::object& port) {
@@ -341,7 +341,8 @@ void allocateService(json::object& service, const json::object* old, uint32_t sa
           }
         }
       }
-      port["nodePort"] = static_cast<int64_t>(30000 + (seed + 7919u * static_cast<uint32_t>(index)) % 2768);
+      port["nodePort"] =
+          static_cast<int64_t>(30000 + (seed + 7919u * static_cast<uint32_t>(index)) % 2768);
     });
   }
   if (type == "LoadBalancer" && stringAt(spec, "externalTrafficPolicy") == "Local" &&

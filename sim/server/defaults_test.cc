@@ -273,11 +273,13 @@ TEST(Defaults, ServicesGetWhatKubeApiserverAllocatesAndKeepIt) {
   EXPECT_EQ(update.at("spec").at("ports").at(0).at("nodePort").as_int64(), allocated);
   EXPECT_EQ(update.at("spec").at("healthCheckNodePort"), spec.at("healthCheckNodePort"));
   // Headless and ExternalName Services get no virtual IP; ClusterIP ones no nodePort.
-  auto headless = parse(R"({"metadata":{"name":"h"},"spec":{"clusterIP":"None","ports":[{"port":80}]}})");
+  auto headless =
+      parse(R"({"metadata":{"name":"h"},"spec":{"clusterIP":"None","ports":[{"port":80}]}})");
   allocateService(headless, nullptr);
   EXPECT_EQ(headless.at("spec").at("clusterIP"), "None");
   EXPECT_FALSE(headless.at("spec").at("ports").at(0).as_object().contains("nodePort"));
-  auto external = parse(R"({"metadata":{"name":"e"},"spec":{"type":"ExternalName","externalName":"x.example"}})");
+  auto external = parse(
+      R"({"metadata":{"name":"e"},"spec":{"type":"ExternalName","externalName":"x.example"}})");
   allocateService(external, nullptr);
   EXPECT_FALSE(external.at("spec").as_object().contains("clusterIP"));
 }
