@@ -98,7 +98,8 @@ out=$("$CTL" join member3 "${JOIN[@]}" 2>&1)
 expect_eq "join again: exit 0" "$?" "0"
 expect_eq "join again changes nothing" "$(grep -c -E ' (created|configured)$' <<<"$out")" "0"
 
-# A Deployment for member3 alone, applied there with the joined ServiceAccount's rights.
+# A Deployment and its ConfigMap for member3 alone, applied there with the joined ServiceAccount's
+# rights.
 kubectl create namespace $NS >/dev/null
 workload() {  # workload NAMESPACE NAME
   kubectl get ns "$1" >/dev/null 2>&1 || kubectl create namespace "$1" >/dev/null
@@ -107,8 +108,13 @@ apiVersion: flotilla.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: to-member3, namespace: $1}
 spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}, {apiVersion: v1, kind: ConfigMap, name: $2-settings}]
   placement: {clusterAffinity: {clusterNames: [member3]}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: $2-settings, namespace: $1}
+data: {mode: fast}
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -123,7 +129,8 @@ spec:
 YAML
 }
 on_member3() {  # on_member3 NAMESPACE NAME REPLICAS
-  [[ $(mkubectl member3 get deploy "$2" -n "$1" -o jsonpath='{.spec.replicas}' 2>/dev/null) == "$3" ]]
+  [[ $(mkubectl member3 get deploy "$2" -n "$1" -o jsonpath='{.spec.replicas}' 2>/dev/null) == "$3" ]] &&
+    mkubectl member3 get configmap "$2-settings" -n "$1" >/dev/null 2>&1
 }
 workload $NS web
 eventually 30 on_member3 $NS web 2 ||
@@ -135,7 +142,7 @@ stop_operator join TERM
 # --- Each rule of the member ClusterRole is necessary ---
 mapfile -t RULES < <(mkubectl member3 get clusterrole flotilla-member \
   -o jsonpath='{range .rules[*]}{.apiGroups}{.resources}{.verbs}{"\n"}{end}')
-expect_eq "the member ClusterRole has its 4 rules" "${#RULES[@]}" "4"
+expect_eq "the member ClusterRole has its 5 rules" "${#RULES[@]}" "5"
 DENIED='is forbidden: User "system:serviceaccount:flotilla-system:flotilla-member" cannot'
 for i in "${!RULES[@]}"; do
   mkubectl member3 patch clusterrole flotilla-member --type json \

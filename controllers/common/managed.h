@@ -24,6 +24,8 @@
 namespace flotilla::controllers {
 
 inline constexpr const char* kCleanupFinalizer = "flotilla.io/cleanup";
+// The PolicyKey::str() of the policy that claimed a source, on its federated object.
+inline constexpr const char* kPolicyAnnotation = "flotilla.io/policy";
 inline constexpr const char* kManagedByLabel = "flotilla.io/managed-by";
 inline constexpr const char* kManagedByValue = "flotilla";
 inline constexpr const char* kBindingLabel = "flotilla.io/binding";

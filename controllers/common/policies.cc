@@ -1,5 +1,6 @@
 #include "controllers/common/policies.h"
 
+#include "controllers/common/managed.h"
 #include "controllers/common/typed.h"
 
 namespace flotilla::controllers {
@@ -24,6 +25,15 @@ bool policyExists(const policy::PolicyKey& key, const kube::SharedInformer& poli
   if (!object) return false;
   const auto* meta = object->if_contains("metadata");
   return !(meta && meta->is_object() && meta->as_object().contains("deletionTimestamp"));
+}
+
+bool claimedPolicyExists(const std::map<std::string, std::string>& annotations,
+                         const kube::SharedInformer& policies,
+                         const kube::SharedInformer& clusterPolicies) {
+  auto it = annotations.find(kPolicyAnnotation);
+  if (it == annotations.end()) return false;
+  auto claimed = policy::PolicyKey::parse(it->second);
+  return claimed && policyExists(*claimed, policies, clusterPolicies);
 }
 
 kube::MapFunc mapPolicyToObjects(const kube::SharedInformer& objects) {

@@ -28,6 +28,11 @@ PolicySet policiesFor(const std::string& ns, const kube::SharedInformer& policie
 // Whether the policy `key` exists (and is not being deleted).
 bool policyExists(const policy::PolicyKey& key, const kube::SharedInformer& policies,
                   const kube::SharedInformer& clusterPolicies);
+// Whether the policy a federated object's flotilla.io/policy annotation names (the one that
+// claimed it) still exists: a deleted policy keeps its objects' placement (intent.h).
+bool claimedPolicyExists(const std::map<std::string, std::string>& annotations,
+                         const kube::SharedInformer& policies,
+                         const kube::SharedInformer& clusterPolicies);
 // A PropagationPolicy maps to every object of `objects` in its namespace; a cluster policy to all.
 kube::MapFunc mapPolicyToObjects(const kube::SharedInformer& objects);
 

@@ -6,12 +6,10 @@
 #include <string>
 
 #include "api/flotilla_types.h"
+#include "controllers/common/managed.h"
 #include "controllers/policy/resolve.h"
 
 namespace flotilla::controllers::federate {
-
-// The PolicyKey::str() of the policy that claimed the workload, on the FederatedDeployment.
-inline constexpr const char* kPolicyAnnotation = "flotilla.io/policy";
 
 enum class Action { kNone, kCreate, kUpdate, kDelete, kConflict };
 

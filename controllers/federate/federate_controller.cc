@@ -60,14 +60,9 @@ api::Result<kube::ReconcileResult> FederateController::reconcile(const std::stri
                                informers_.clusterPolicies, decodedPolicies_);
   const auto resolution =
       policy::resolvePolicy(workloadOf(*deployment), set.policies, set.clusterPolicies, reserved_);
-  bool claimedExists = false;
-  if (existing) {
-    auto it = existing->metadata.annotations.find(kPolicyAnnotation);
-    if (it != existing->metadata.annotations.end()) {
-      if (auto claimed = policy::PolicyKey::parse(it->second))
-        claimedExists = policyExists(*claimed, informers_.policies, informers_.clusterPolicies);
-    }
-  }
+  const bool claimedExists =
+      existing && claimedPolicyExists(existing->metadata.annotations, informers_.policies,
+                                      informers_.clusterPolicies);
   const auto decision =
       decideFederated(*deployment, existing ? &*existing : nullptr, resolution, claimedExists);
   const auto& ns = deployment->metadata.namespace_;

@@ -167,14 +167,9 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
       policiesFor(key->ns, informers_.policies, informers_.clusterPolicies, decodedPolicies_);
   const auto resolution = policy::resolvePolicy(workloadOf(source), set.policies,
                                                 set.clusterPolicies, options_.reserved);
-  bool claimedExists = false;
-  if (existing) {
-    auto it = existing->metadata.annotations.find(kPolicyAnnotation);
-    if (it != existing->metadata.annotations.end()) {
-      if (auto claimed = policy::PolicyKey::parse(it->second))
-        claimedExists = policyExists(*claimed, informers_.policies, informers_.clusterPolicies);
-    }
-  }
+  const bool claimedExists =
+      existing && claimedPolicyExists(existing->metadata.annotations, informers_.policies,
+                                      informers_.clusterPolicies);
   const auto interpreter = interpreter::Registry::builtIn().of(key->apiVersion, key->kind);
   const auto decision = decideFederatedObject(source, existing ? &*existing : nullptr, resolution,
                                               claimedExists, interpreter);
