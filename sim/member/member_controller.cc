@@ -432,8 +432,11 @@ int MemberController::reconcileDeployments() {
                   keepTime("Progressing", "True"));
     available_c.erase("lastProbeTime");
     progressing.erase("lastProbeTime");
-    available_c["lastUpdateTime"] = available_c.at("lastTransitionTime");
-    progressing["lastUpdateTime"] = progressing.at("lastTransitionTime");
+    // (Copied first: inserting a key may move the object's storage, and the source with it.)
+    json::value availableSince = available_c.at("lastTransitionTime");
+    available_c["lastUpdateTime"] = std::move(availableSince);
+    json::value progressingSince = progressing.at("lastTransitionTime");
+    progressing["lastUpdateTime"] = std::move(progressingSince);
     json::object status{{"observedGeneration", intAt(objectAt(d, "metadata"), "generation", 1)},
                         {"replicas", replicas},
                         {"updatedReplicas", updated},

@@ -122,8 +122,10 @@ void defaultContainer(json::object& c, bool hostNetwork) {
     setDefault(port, "protocol", "TCP");
     const auto* hostPort = port.if_contains("hostPort");
     const bool noHostPort = !hostPort || hostPort->is_null() || *hostPort == 0;
-    if (hostNetwork && noHostPort && port.contains("containerPort"))
-      port["hostPort"] = port.at("containerPort");
+    if (hostNetwork && noHostPort && port.contains("containerPort")) {
+      json::value containerPort = port.at("containerPort");  // (before the insertion moves it)
+      port["hostPort"] = std::move(containerPort);
+    }
   });
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"})
     defaultProbe(c, probe);
@@ -238,7 +240,10 @@ void defaultService(json::object& service) {
     const auto* target = port.if_contains("targetPort");
     const bool noTarget = !target || target->is_null() || *target == 0 ||
                           (target->is_string() && target->as_string().empty());
-    if (noTarget && port.contains("port")) port["targetPort"] = port.at("port");
+    if (noTarget && port.contains("port")) {
+      json::value number = port.at("port");  // (before the insertion moves it)
+      port["targetPort"] = std::move(number);
+    }
   });
 }
 
@@ -277,10 +282,16 @@ void defaultPodSpec(json::object& spec) {
   if (unset(spec, "securityContext")) spec["securityContext"] = json::object{};
   setDefault(spec, "terminationGracePeriodSeconds", 30);
   setDefault(spec, "schedulerName", "default-scheduler");
-  // The deprecated serviceAccount mirrors serviceAccountName (v1 conversion).
-  if (unset(spec, "serviceAccountName") && !unset(spec, "serviceAccount"))
-    spec["serviceAccountName"] = spec.at("serviceAccount");
-  if (!unset(spec, "serviceAccountName")) spec["serviceAccount"] = spec.at("serviceAccountName");
+  // The deprecated serviceAccount mirrors serviceAccountName (v1 conversion). Copied before the
+  // assignment: inserting the key may move the object's storage, and with it the source.
+  if (unset(spec, "serviceAccountName") && !unset(spec, "serviceAccount")) {
+    json::value name = spec.at("serviceAccount");
+    spec["serviceAccountName"] = std::move(name);
+  }
+  if (!unset(spec, "serviceAccountName")) {
+    json::value name = spec.at("serviceAccountName");
+    spec["serviceAccount"] = std::move(name);
+  }
   const auto* hostNetwork = spec.if_contains("hostNetwork");
   const bool host = hostNetwork && hostNetwork->is_bool() && hostNetwork->as_bool();
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"})

@@ -284,4 +284,15 @@ TEST(Defaults, ServicesGetWhatKubeApiserverAllocatesAndKeepIt) {
   EXPECT_FALSE(external.at("spec").as_object().contains("clusterIP"));
 }
 
+TEST(Defaults, ServiceAccountNameIsMirroredIntoServiceAccount) {
+  // serviceAccount is inserted while serviceAccountName is read: the value is copied first (the
+  // insertion may move the object's storage; ASan saw the read after the move).
+  auto spec = parse(R"({"serviceAccountName":"app-sa","containers":[{"name":"c","image":"i"}]})");
+  defaultPodSpec(spec);
+  EXPECT_EQ(spec.at("serviceAccount"), "app-sa");
+  auto legacy = parse(R"({"serviceAccount":"old-sa","containers":[]})");
+  defaultPodSpec(legacy);
+  EXPECT_EQ(legacy.at("serviceAccountName"), "old-sa");
+}
+
 }  // namespace flotilla::sim
