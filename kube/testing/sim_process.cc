@@ -6,20 +6,34 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace flotilla::kube::testing {
 namespace fs = std::filesystem;
 
-SimProcess::SimProcess(const std::string& binary) {
+SimProcess::SimProcess(const std::string& binary, SimProcessOptions options) {
   std::random_device rd;
   dir_ =
       fs::temp_directory_path() / ("flotilla-sim-" + std::to_string(rd()) + std::to_string(rd()));
   fs::create_directories(dir_);
   const std::string dir = dir_.string();
   const std::string log = (dir_ / "sim.log").string();
+  std::vector<std::string> args = {binary, "serve", "--dir", dir, "--name", options.name, "--port",
+                                   "0"};
+  if (options.member) args.push_back("--member");
+  if (!options.faultsJson.empty()) {
+    const auto faults = dir_ / "faults.json";
+    std::ofstream(faults) << options.faultsJson;
+    args.push_back("--faults");
+    args.push_back(faults.string());
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
@@ -28,12 +42,11 @@ SimProcess::SimProcess(const std::string& binary) {
       ::dup2(fd, 1);
       ::dup2(fd, 2);
     }
-    ::execl(binary.c_str(), binary.c_str(), "serve", "--dir", dir.c_str(), "--name", "host",
-            "--port", "0", static_cast<char*>(nullptr));
+    ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }
   // The kubeconfig is written once the server listens.
-  const auto kubeconfig = dir_ / "host.kubeconfig";
+  const auto kubeconfig = dir_ / (options.name + ".kubeconfig");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (true) {
     std::error_code ec;

@@ -11,11 +11,17 @@
 
 namespace flotilla::kube::testing {
 
+struct SimProcessOptions {
+  std::string name = "host";  // the cluster's name (kubeconfig context)
+  bool member = false;        // serve --member: Deployments get ReplicaSets and running Pods
+  std::string faultsJson;     // non-empty: serve --faults with these rules (sim/server/faults.h)
+};
+
 class SimProcess {
  public:
   // Starts `binary serve` and waits (up to 30 s) for its kubeconfig. Throws std::runtime_error
   // with the log's path when it does not come up.
-  explicit SimProcess(const std::string& binary);
+  explicit SimProcess(const std::string& binary, SimProcessOptions options = {});
   ~SimProcess();
   SimProcess(const SimProcess&) = delete;
   SimProcess& operator=(const SimProcess&) = delete;

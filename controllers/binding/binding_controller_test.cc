@@ -1,0 +1,161 @@
+// The binding reconciler's read → decide → write loop against an API server
+// (controllers/testing/reconciler_env.h): what it creates, that a second pass writes nothing, and
+// that a 409 or a write lost mid-way converges on the next pass.
+#include "controllers/binding/binding_controller.h"
+
+#include <gtest/gtest.h>
+
+#include "controllers/common/typed.h"
+#include "controllers/testing/reconciler_env.h"
+
+namespace flotilla::controllers::binding {
+namespace {
+
+namespace json = boost::json;
+namespace res = resources;
+
+constexpr const char* kPolicy = R"({"apiVersion": "flotilla.io/v1alpha1",
+  "kind": "PropagationPolicy", "metadata": {"name": "web-spread"},
+  "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"},
+                                 {"apiVersion": "v1", "kind": "ConfigMap"}],
+           "priority": 10,
+           "placement": {"replicaScheduling": {"type": "Divided", "division": "Weighted"}}}})";
+
+constexpr const char* kFederatedDeployment = R"({"apiVersion": "flotilla.io/v1alpha1",
+  "kind": "FederatedDeployment", "metadata": {"name": "web"},
+  "spec": {"template": {"metadata": {"labels": {"app": "web"}},
+    "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "web"}},
+      "template": {"metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "web", "image": "nginx:1.27",
+          "resources": {"requests": {"cpu": "250m", "memory": "128Mi"}}}]}}}}}})";
+
+class BindingReconcilerTest : public testing::ReconcilerTest {
+ protected:
+  void SetUp() override {
+    ReconcilerTest::SetUp();
+    fds = &informer(res::kFederatedDeployments);
+    fos = &informer(res::kFederatedObjects);
+    rbs = &informer(res::kResourceBindings);
+    pps = &informer(res::kPropagationPolicies);
+    cpps = &informer(res::kClusterPropagationPolicies);
+  }
+  std::unique_ptr<BindingController> controller(kube::RestClient& with) {
+    return std::make_unique<BindingController>(
+        with, io.io().get_executor(), Informers{*fds, *rbs, *pps, *cpps, fos}, events);
+  }
+  void createPolicy() {
+    create(res::kPropagationPolicies, kPolicy);
+    caughtUp(*pps, "web-spread");
+  }
+  void createFederatedDeployment() {
+    create(res::kFederatedDeployments, kFederatedDeployment);
+    caughtUp(*fds, "web");
+  }
+  std::string key(const std::string& name) { return ns + "/" + name; }
+
+  const kube::SharedInformer *fds, *fos, *rbs, *pps, *cpps;
+};
+
+TEST_F(BindingReconcilerTest, CreatesTheBindingOnceAndASecondPassWritesNothing) {
+  createPolicy();
+  createFederatedDeployment();
+  auto reconciler = controller(*client);
+  auto result = reconciler->reconcile(key("web"));
+  ASSERT_TRUE(result) << result.error();
+
+  auto rb = get(res::kResourceBindings, "web");
+  ASSERT_FALSE(rb.empty()) << "no ResourceBinding was created";
+  const auto& spec = rb.at("spec").as_object();
+  // A FederatedDeployment's binding names the FederatedDeployment (docs/api-reference.md).
+  EXPECT_EQ(spec.at("resource").at("kind"), "FederatedDeployment");
+  EXPECT_EQ(spec.at("resource").at("name"), "web");
+  EXPECT_EQ(spec.at("replicas"), 6);
+  EXPECT_EQ(spec.at("policy").at("name"), "web-spread");
+  EXPECT_EQ(spec.at("priority"), 10);
+  EXPECT_FALSE(spec.contains("clusters")) << "spec.clusters is the scheduler's";
+  const auto& owner = rb.at("metadata").at("ownerReferences").as_array().at(0).as_object();
+  EXPECT_EQ(owner.at("kind"), "FederatedDeployment");
+  EXPECT_EQ(owner.at("controller"), true);
+  EXPECT_EQ(owner.at("uid"), get(res::kFederatedDeployments, "web").at("metadata").at("uid"));
+  EXPECT_EQ(events.count("BindingCreated"), 1);
+
+  caughtUp(*rbs, "web");
+  const auto before = hostWrites();
+  ASSERT_TRUE(reconciler->reconcile(key("web")));
+  EXPECT_EQ(hostWrites(), before) << "a converged binding was written again";
+  EXPECT_EQ(events.count("BindingCreated"), 1);
+}
+
+TEST_F(BindingReconcilerTest, APolicyChangeThatMeetsAConflictIsRetriedAndThenWritten) {
+  createPolicy();
+  createFederatedDeployment();
+  ASSERT_TRUE(controller(*client)->reconcile(key("web")));
+  caughtUp(*rbs, "web");
+  auto policy = get(res::kPropagationPolicies, "web-spread");
+  policy["spec"].as_object()["priority"] = 20;
+  ASSERT_TRUE(io.run(client->update(res::kPropagationPolicies, policy)));
+  caughtUp(*pps, "web-spread");
+
+  // The update is answered 409: nothing written, the key comes back (a requeue, not a failure).
+  auto conflicted = controller(conflictClient())->reconcile(key("web"));
+  ASSERT_TRUE(conflicted) << conflicted.error();
+  EXPECT_TRUE(conflicted->requeue || conflicted->requeueAfter.count() > 0);
+  EXPECT_EQ(get(res::kResourceBindings, "web").at("spec").at("priority"), 10);
+
+  ASSERT_TRUE(controller(*client)->reconcile(key("web")));
+  EXPECT_EQ(get(res::kResourceBindings, "web").at("spec").at("priority"), 20);
+}
+
+TEST_F(BindingReconcilerTest, ACreateLostMidWayConvergesOnTheSameBinding) {
+  createPolicy();
+  createFederatedDeployment();
+  // Committed, but the answer never came: the reconcile fails and the key is retried.
+  auto lost = controller(droppingClient())->reconcile(key("web"));
+  EXPECT_FALSE(lost) << "a write whose answer was lost was reported as done";
+  auto rb = get(res::kResourceBindings, "web");
+  ASSERT_FALSE(rb.empty()) << "the dropped create was not committed (fault not injected?)";
+  const auto uid = rb.at("metadata").at("uid");
+
+  caughtUp(*rbs, "web");
+  const auto before = hostWrites();
+  ASSERT_TRUE(controller(*client)->reconcile(key("web")));
+  auto after = get(res::kResourceBindings, "web");
+  EXPECT_EQ(after.at("metadata").at("uid"), uid) << "the binding was replaced";
+  EXPECT_EQ(after.at("spec").at("policy").at("name"), "web-spread");
+  // The status (PolicyBound) the lost pass never wrote is the only write left.
+  EXPECT_LE(hostWrites() - before, 1u);
+  caughtUp(*rbs, "web");
+  const auto settled = hostWrites();
+  ASSERT_TRUE(controller(*client)->reconcile(key("web")));
+  EXPECT_EQ(hostWrites(), settled);
+}
+
+TEST_F(BindingReconcilerTest, AFederatedObjectIsBoundToTheObjectItCarries) {
+  createPolicy();
+  auto fo = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "FederatedObject", "metadata": {"name": "settings-configmap"},
+    "spec": {"template": {"apiVersion": "v1", "kind": "ConfigMap",
+      "metadata": {"name": "settings"}, "data": {"LOG_LEVEL": "info"}}}})");
+  fo["spec"].as_object()["template"].as_object()["metadata"].as_object()["namespace"] = ns;
+  create(*client, res::kFederatedObjects, fo);
+  caughtUp(*fos, "settings-configmap");
+  ASSERT_TRUE(controller(*client)->reconcile(key("settings-configmap")));
+  auto rb = get(res::kResourceBindings, "settings-configmap");
+  ASSERT_FALSE(rb.empty());
+  EXPECT_EQ(rb.at("spec").at("resource").at("kind"), "ConfigMap");
+  EXPECT_EQ(rb.at("spec").at("resource").at("name"), "settings");
+  EXPECT_EQ(rb.at("spec").at("policy").at("name"), "web-spread");
+  EXPECT_FALSE(rb.at("spec").as_object().contains("replicas") &&
+               rb.at("spec").at("replicas") != 0)
+      << "a ConfigMap has no replicas to divide";
+  EXPECT_EQ(rb.at("metadata").at("ownerReferences").at(0).at("kind"), "FederatedObject");
+}
+
+TEST_F(BindingReconcilerTest, WithoutAPolicyNothingIsBound) {
+  createFederatedDeployment();
+  ASSERT_TRUE(controller(*client)->reconcile(key("web")));
+  EXPECT_TRUE(get(res::kResourceBindings, "web").empty());
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::binding
