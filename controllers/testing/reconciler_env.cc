@@ -106,6 +106,23 @@ const kube::RestConfig& ReconcilerEnv::member() {
     options.member = true;
     options.faultsJson = kFaults;
     member_ = std::make_unique<kube::testing::SimProcess>(FLOTILLA_SIM_BINARY, options);
+    // One Ready node, so the member's scheduler and kubelet run what lands there.
+    net::testing::IoThread io;
+    auto client = clientFor(io, member_->config());
+    const json::object resources{{"cpu", "8"}, {"memory", "32Gi"}, {"pods", "110"}};
+    json::object node{
+        {"apiVersion", "v1"},
+        {"kind", "Node"},
+        {"metadata", json::object{{"name", "member1-node-0"}}},
+        {"status", json::object{{"capacity", resources},
+                                {"allocatable", resources},
+                                {"conditions", json::array{json::object{{"type", "Ready"},
+                                                                        {"status", "True"},
+                                                                        {"reason", "KubeletReady"}}}},
+                                {"nodeInfo", json::object{{"kubeletVersion", "v1.32.0"}}}}}};
+    const kube::ResourceId nodes{"", "v1", "nodes", false, "Node"};
+    auto created = io.run(client->create(nodes, "", node));
+    if (!created) throw std::runtime_error("creating the member's node: " + created.error().message);
   }
   return member_->config();
 }

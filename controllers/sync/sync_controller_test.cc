@@ -1,0 +1,275 @@
+// The sync and status reconcilers' read → decide → write loops against a host and a member API
+// server (controllers/testing/reconciler_env.h): a bound FederatedObject and a bound
+// FederatedDeployment reach the member, a second pass writes nothing on either server, an
+// unmanaged member object is reported and left alone, a cluster no longer targeted loses its
+// copy, and member writes that meet a 409 or are lost mid-way converge on the next pass.
+#include "controllers/sync/sync_controller.h"
+
+#include <gtest/gtest.h>
+
+#include "controllers/cluster/member_registry.h"
+#include "controllers/common/managed.h"
+#include "controllers/common/typed.h"
+#include "controllers/status/status_controller.h"
+#include "controllers/testing/reconciler_env.h"
+#include "kube/net/test_server.h"
+
+namespace flotilla::controllers::sync {
+namespace {
+
+namespace json = boost::json;
+namespace res = resources;
+using net::testing::eventually;
+using namespace std::chrono_literals;
+
+const kube::ResourceId kConfigMaps{"", "v1", "configmaps", true, "ConfigMap"};
+constexpr const char* kMember = "member1";
+
+class SyncReconcilerTest : public testing::ReconcilerTest {
+ protected:
+  void SetUp() override {
+    ReconcilerTest::SetUp();
+    registerMember();
+    fds = &informer(res::kFederatedDeployments);
+    rbs = &informer(res::kResourceBindings);
+    clusters = &informer(res::kFederatedClusters);
+    fos = &informer(res::kFederatedObjects);
+    cfos = &informer(res::kClusterFederatedObjects);
+    crbs = &informer(res::kClusterResourceBindings);
+    hostDeployments = &informer(res::kDeployments);
+    caughtUp(*clusters, kMember);
+    members = connect("");
+  }
+  void TearDown() override {
+    for (auto& r : registries) r->stopAll();
+    ReconcilerTest::TearDown();
+  }
+
+  // member1 as a Ready FederatedCluster (what the cluster controller would have written).
+  void registerMember() {
+    if (get(res::kFederatedClusters, kMember).empty()) {
+      auto fc = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
+        "kind": "FederatedCluster", "metadata": {"name": "member1"},
+        "spec": {"apiEndpoint": "https://127.0.0.1:1",
+                 "secretRef": {"namespace": "flotilla-system", "name": "member1-credentials"}}})");
+      auto created = io.run(client->create(res::kFederatedClusters, "", fc));
+      ASSERT_TRUE(created || created.error().code == 409) << created.error();
+    }
+    auto fc = get(res::kFederatedClusters, kMember);
+    fc["status"] = testing::parseObject(R"({"conditions": [{"type": "Ready", "status": "True",
+      "reason": "ClusterReady", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}]})");
+    ASSERT_TRUE(io.run(client->updateStatus(res::kFederatedClusters, fc)));
+  }
+  // A registry connected to the member; `agent` chooses the member's injected faults.
+  cluster::MemberRegistry* connect(const std::string& agent) {
+    cluster::MemberRegistryOptions options;
+    if (!agent.empty()) options.userAgent = agent;
+    registries.push_back(
+        std::make_unique<cluster::AsioMemberRegistry>(io.io().get_executor(), options));
+    auto& registry = *registries.back();
+    auto connection = registry.ensure(kMember, testing::ReconcilerEnv::get().member(), "fp");
+    EXPECT_TRUE(connection) << connection.error();
+    EXPECT_TRUE(eventually([&] { return (*connection)->synced(); }, 30s));
+    return &registry;
+  }
+  std::unique_ptr<SyncController> controller(kube::RestClient& host,
+                                             cluster::MemberRegistry& registry) {
+    return std::make_unique<SyncController>(
+        host, io.io().get_executor(),
+        Informers{*fds, *rbs, *clusters, fos, cfos, crbs}, registry, events,
+        SyncControllerOptions{.hostId = "test-host"});
+  }
+  // A binding as the binding controller and the scheduler leave it: owned by `owner`, placed on
+  // `clusters`, Scheduled for its generation.
+  void bind(const json::object& owner, const std::string& ownerKind, json::object resource,
+            int32_t replicas, const std::vector<std::string>& targets) {
+    const std::string name(owner.at("metadata").at("name").as_string());
+    json::array placed;
+    for (const auto& c : targets) placed.push_back(json::object{{"name", c}, {"replicas", replicas}});
+    json::object rb{
+        {"apiVersion", "flotilla.io/v1alpha1"},
+        {"kind", "ResourceBinding"},
+        {"metadata",
+         json::object{{"name", name},
+                      {"ownerReferences",
+                       json::array{json::object{{"apiVersion", "flotilla.io/v1alpha1"},
+                                                {"kind", ownerKind},
+                                                {"name", name},
+                                                {"uid", owner.at("metadata").at("uid")},
+                                                {"controller", true}}}}}},
+        {"spec", json::object{{"resource", std::move(resource)},
+                              {"replicas", replicas},
+                              {"clusters", std::move(placed)}}}};
+    auto existing = get(res::kResourceBindings, name);
+    if (existing.empty()) {
+      existing = create(*client, res::kResourceBindings, rb);
+    } else {
+      existing["spec"] = rb["spec"];
+      existing = io.run(client->update(res::kResourceBindings, existing)).value();
+    }
+    existing["status"] = json::object{
+        {"schedulerObservedGeneration", existing.at("metadata").at("generation")},
+        {"conditions", json::array{json::object{{"type", "Scheduled"},
+                                                {"status", "True"},
+                                                {"reason", "Success"},
+                                                {"message", ""},
+                                                {"lastTransitionTime", "2026-01-01T00:00:00Z"}}}}};
+    ASSERT_TRUE(io.run(client->updateStatus(res::kResourceBindings, existing)));
+    caughtUp(*rbs, name);
+  }
+  json::object federatedConfigMap() {
+    auto fo = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
+      "kind": "FederatedObject", "metadata": {"name": "settings-configmap",
+                                              "finalizers": ["flotilla.io/cleanup"]},
+      "spec": {"template": {"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "settings"}, "data": {"LOG_LEVEL": "info"}}}})");
+    fo["spec"].as_object()["template"].as_object()["metadata"].as_object()["namespace"] = ns;
+    fo = create(*client, res::kFederatedObjects, fo);
+    caughtUp(*fos, "settings-configmap");
+    bind(fo, "FederatedObject",
+         json::object{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"namespace", ns},
+                      {"name", "settings"}, {"uid", fo.at("metadata").at("uid")}},
+         0, {kMember});
+    return fo;
+  }
+  json::object memberObject(const kube::ResourceId& resource, const std::string& name) {
+    return get(memberClient(), resource, ns, name);
+  }
+  std::string key(const std::string& name) { return ns + "/" + name; }
+
+  const kube::SharedInformer *fds, *rbs, *clusters, *fos, *cfos, *crbs, *hostDeployments;
+  std::vector<std::unique_ptr<cluster::AsioMemberRegistry>> registries;
+  cluster::MemberRegistry* members = nullptr;
+};
+
+TEST_F(SyncReconcilerTest, AFederatedObjectReachesItsClusterAndASecondPassWritesNothing) {
+  federatedConfigMap();
+  auto result = controller(*client, *members)->reconcile(key("settings-configmap"));
+  ASSERT_TRUE(result) << result.error();
+  auto copy = memberObject(kConfigMaps, "settings");
+  ASSERT_FALSE(copy.empty()) << "the ConfigMap did not reach " << kMember;
+  EXPECT_EQ(copy.at("data").at("LOG_LEVEL"), "info");
+  EXPECT_EQ(copy.at("metadata").at("labels").at(kManagedByLabel), kManagedByValue);
+  auto fo = get(res::kFederatedObjects, "settings-configmap");
+  ASSERT_TRUE(fo.contains("status")) << "no per-cluster status on the FederatedObject";
+  EXPECT_EQ(fo.at("status").at("clusters").at(0).at("name"), kMember);
+  EXPECT_EQ(fo.at("status").at("clusters").at(0).at("propagation"), "OK");
+  auto rb = get(res::kResourceBindings, "settings-configmap");
+  EXPECT_EQ(rb.at("status").at("aggregatedStatus").at(0).at("applied"), true);
+
+  caughtUp(*fos, "settings-configmap");
+  caughtUp(*rbs, "settings-configmap");
+  const auto host = hostWrites(), member = writes(memberClient());
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
+  EXPECT_EQ(hostWrites(), host) << "a converged object wrote to the host again";
+  EXPECT_EQ(writes(memberClient()), member) << "a converged object wrote to the member again";
+}
+
+TEST_F(SyncReconcilerTest, AnUnmanagedMemberObjectIsReportedAndLeftUntouched) {
+  // The namespace and a ConfigMap of the same name that Flotilla did not make.
+  ASSERT_TRUE(io.run(memberClient().create(
+      {"", "v1", "namespaces", false, "Namespace"}, "",
+      json::object{{"apiVersion", "v1"}, {"kind", "Namespace"},
+                   {"metadata", json::object{{"name", ns}}}})));
+  auto theirs = create(memberClient(), kConfigMaps, testing::parseObject(R"({"apiVersion": "v1",
+    "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"LOG_LEVEL": "theirs"}})"));
+  federatedConfigMap();
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
+  auto after = memberObject(kConfigMaps, "settings");
+  EXPECT_EQ(after.at("metadata").at("resourceVersion"), theirs.at("metadata").at("resourceVersion"))
+      << "an object Flotilla did not make was written";
+  EXPECT_EQ(get(res::kFederatedObjects, "settings-configmap")
+                .at("status").at("clusters").at(0).at("propagation"),
+            "Conflict");
+}
+
+TEST_F(SyncReconcilerTest, AClusterNoLongerTargetedLosesItsCopy) {
+  auto fo = federatedConfigMap();
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
+  ASSERT_FALSE(memberObject(kConfigMaps, "settings").empty());
+  caughtUp(*fos, "settings-configmap");
+  bind(fo, "FederatedObject",
+       json::object{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"namespace", ns},
+                    {"name", "settings"}, {"uid", fo.at("metadata").at("uid")}},
+       0, {"elsewhere"});
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
+  EXPECT_TRUE(memberObject(kConfigMaps, "settings").empty());
+}
+
+TEST_F(SyncReconcilerTest, MemberWritesThatMeetAConflictOrAreLostConverge) {
+  federatedConfigMap();
+  // Every member write answered 409: nothing there, the cluster reported, the key retried.
+  auto conflicted =
+      controller(*client, *connect("flotilla-test-conflict/1"))->reconcile(key("settings-configmap"));
+  ASSERT_TRUE(conflicted) << conflicted.error();
+  EXPECT_TRUE(conflicted->requeue || conflicted->requeueAfter.count() > 0);
+  EXPECT_TRUE(memberObject(kConfigMaps, "settings").empty());
+  auto fo = get(res::kFederatedObjects, "settings-configmap");
+  EXPECT_NE(fo.at("status").at("clusters").at(0).at("propagation"), "OK");
+
+  // Committed, the answer lost: the next pass finds the copy right and writes nothing to it.
+  // (The member namespace is the first write lost, the ConfigMap the next one.)
+  auto* dropping = connect("flotilla-test-drop/1");
+  for (int pass = 0; pass < 3 && memberObject(kConfigMaps, "settings").empty(); ++pass) {
+    caughtUp(*fos, "settings-configmap");
+    caughtUp(*rbs, "settings-configmap");
+    (void)controller(*client, *dropping)->reconcile(key("settings-configmap"));
+  }
+  ASSERT_FALSE(memberObject(kConfigMaps, "settings").empty());
+  caughtUp(*fos, "settings-configmap");
+  caughtUp(*rbs, "settings-configmap");
+  const auto member = writes(memberClient());
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
+  EXPECT_EQ(writes(memberClient()), member);
+  EXPECT_EQ(get(res::kFederatedObjects, "settings-configmap")
+                .at("status").at("clusters").at(0).at("propagation"),
+            "OK");
+}
+
+TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComesBack) {
+  auto fd = create(res::kFederatedDeployments, R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "FederatedDeployment", "metadata": {"name": "web",
+                                                "finalizers": ["flotilla.io/cleanup"]},
+    "spec": {"template": {"metadata": {"labels": {"app": "web"}},
+      "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}},
+          "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}}})");
+  caughtUp(*fds, "web");
+  bind(fd, "FederatedDeployment",
+       json::object{{"apiVersion", "flotilla.io/v1alpha1"}, {"kind", "FederatedDeployment"},
+                    {"namespace", ns}, {"name", "web"}, {"uid", fd.at("metadata").at("uid")}},
+       2, {kMember});
+  auto result = controller(*client, *members)->reconcile(key("web"));
+  ASSERT_TRUE(result) << result.error();
+  auto copy = memberObject(res::kDeployments, "web");
+  ASSERT_FALSE(copy.empty()) << "the Deployment did not reach " << kMember;
+  EXPECT_EQ(copy.at("spec").at("replicas"), 2);
+
+  // The status controller: the member's Deployment (run by flotilla-sim's member behaviour)
+  // becomes the FederatedDeployment's status.
+  status::StatusController status(*client, io.io().get_executor(),
+                                  {*fds, *rbs, *hostDeployments, *clusters}, *members);
+  auto readyReplicas = [&] {
+    const auto fd = get(res::kFederatedDeployments, "web");
+    const auto* s = fd.if_contains("status");
+    const auto* ready = s && s->is_object() ? s->as_object().if_contains("readyReplicas") : nullptr;
+    return ready && ready->is_int64() ? ready->as_int64() : -1;
+  };
+  EXPECT_TRUE(eventually(
+      [&] {
+        caughtUp(*fds, "web");
+        caughtUp(*rbs, "web");
+        EXPECT_TRUE(status.reconcile(key("web")));
+        return readyReplicas() == 2;
+      },
+      30s))
+      << json::serialize(get(res::kFederatedDeployments, "web"));
+  caughtUp(*fds, "web");
+  caughtUp(*rbs, "web");
+  const auto host = hostWrites();
+  ASSERT_TRUE(status.reconcile(key("web")));
+  EXPECT_EQ(hostWrites(), host) << "an unchanged status was written again";
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::sync
