@@ -40,8 +40,8 @@ class BindingReconcilerTest : public testing::ReconcilerTest {
     cpps = &informer(res::kClusterPropagationPolicies);
   }
   std::unique_ptr<BindingController> controller(kube::RestClient& with) {
-    return std::make_unique<BindingController>(
-        with, io.io().get_executor(), Informers{*fds, *rbs, *pps, *cpps, fos}, events);
+    return std::make_unique<BindingController>(with, io.io().get_executor(),
+                                               Informers{*fds, *rbs, *pps, *cpps, fos}, events);
   }
   void createPolicy() {
     create(res::kPropagationPolicies, kPolicy);
@@ -145,8 +145,7 @@ TEST_F(BindingReconcilerTest, AFederatedObjectIsBoundToTheObjectItCarries) {
   EXPECT_EQ(rb.at("spec").at("resource").at("kind"), "ConfigMap");
   EXPECT_EQ(rb.at("spec").at("resource").at("name"), "settings");
   EXPECT_EQ(rb.at("spec").at("policy").at("name"), "web-spread");
-  EXPECT_FALSE(rb.at("spec").as_object().contains("replicas") &&
-               rb.at("spec").at("replicas") != 0)
+  EXPECT_FALSE(rb.at("spec").as_object().contains("replicas") && rb.at("spec").at("replicas") != 0)
       << "a ConfigMap has no replicas to divide";
   EXPECT_EQ(rb.at("metadata").at("ownerReferences").at(0).at("kind"), "FederatedObject");
 }

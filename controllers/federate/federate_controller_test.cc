@@ -2,10 +2,11 @@
 // (controllers/testing/reconciler_env.h): a Deployment and a ConfigMap that a policy selects
 // become federated objects, edits follow, a second pass writes nothing, a 409 is retried and a
 // write lost mid-way converges.
+#include "controllers/federate/federate_controller.h"
+
 #include <gtest/gtest.h>
 
 #include "controllers/common/typed.h"
-#include "controllers/federate/federate_controller.h"
 #include "controllers/federate/object_controller.h"
 #include "controllers/federate/source_informers.h"
 #include "controllers/testing/reconciler_env.h"
@@ -36,8 +37,15 @@ constexpr const char* kConfigMap = R"({"apiVersion": "v1", "kind": "ConfigMap",
   "metadata": {"name": "settings"}, "data": {"LOG_LEVEL": "info"}})";
 
 std::string imageOf(const json::object& fd) {
-  return std::string(fd.at("spec").at("template").at("spec").at("template").at("spec")
-                         .at("containers").at(0).at("image").as_string());
+  return std::string(fd.at("spec")
+                         .at("template")
+                         .at("spec")
+                         .at("template")
+                         .at("spec")
+                         .at("containers")
+                         .at(0)
+                         .at("image")
+                         .as_string());
 }
 
 class FederateReconcilerTest : public testing::ReconcilerTest {
@@ -52,8 +60,8 @@ class FederateReconcilerTest : public testing::ReconcilerTest {
     caughtUp(*pps, "app");
   }
   std::unique_ptr<FederateController> controller(kube::RestClient& with) {
-    return std::make_unique<FederateController>(
-        with, io.io().get_executor(), Informers{*deployments, *fds, *pps, *cpps}, events);
+    return std::make_unique<FederateController>(with, io.io().get_executor(),
+                                                Informers{*deployments, *fds, *pps, *cpps}, events);
   }
   std::string key() { return ns + "/web"; }
   const kube::SharedInformer *deployments, *fds, *pps, *cpps;
@@ -76,8 +84,12 @@ TEST_F(FederateReconcilerTest, ASelectedDeploymentBecomesAFederatedDeploymentTha
 
   // An edit reaches the FederatedDeployment; a 409 on the way is a requeue that changes nothing.
   auto deployment = get(res::kDeployments, "web");
-  deployment["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"]
-      .as_array()[0].as_object()["image"] = "nginx:1.28";
+  deployment["spec"]
+      .as_object()["template"]
+      .as_object()["spec"]
+      .as_object()["containers"]
+      .as_array()[0]
+      .as_object()["image"] = "nginx:1.28";
   ASSERT_TRUE(io.run(client->update(res::kDeployments, deployment)));
   caughtUp(*deployments, "web");
   auto conflicted = controller(conflictClient())->reconcile(key());
@@ -135,8 +147,7 @@ class FederateObjectReconcilerTest : public testing::ReconcilerTest {
   }
   std::unique_ptr<FederateObjectController> controller(kube::RestClient& with) {
     return std::make_unique<FederateObjectController>(
-        with, io.io().get_executor(), ObjectInformers{*fos, *cfos, *pps, *cpps}, *sources,
-        events);
+        with, io.io().get_executor(), ObjectInformers{*fos, *cfos, *pps, *cpps}, *sources, events);
   }
   const kube::SharedInformer& configMaps() {
     auto informer = sources->get({"v1", "ConfigMap"});
@@ -198,11 +209,17 @@ TEST_F(FederateObjectReconcilerTest, ASelectedConfigMapBecomesAFederatedObject) 
   ASSERT_TRUE(conflicted) << conflicted.error();
   EXPECT_TRUE(conflicted->requeue || conflicted->requeueAfter.count() > 0);
   EXPECT_EQ(get(res::kFederatedObjects, "settings-configmap")
-                .at("spec").at("template").at("data").at("LOG_LEVEL"),
+                .at("spec")
+                .at("template")
+                .at("data")
+                .at("LOG_LEVEL"),
             "info");
   ASSERT_TRUE(controller(*client)->reconcile(key()));
   EXPECT_EQ(get(res::kFederatedObjects, "settings-configmap")
-                .at("spec").at("template").at("data").at("LOG_LEVEL"),
+                .at("spec")
+                .at("template")
+                .at("data")
+                .at("LOG_LEVEL"),
             "debug");
 }
 

@@ -41,12 +41,12 @@ class SchedulerReconcilerTest : public testing::ReconcilerTest {
     ReconcilerTest::TearDown();
   }
   void addCluster(const std::string& name) {
-    json::object fc{{"apiVersion", "flotilla.io/v1alpha1"},
-                    {"kind", "FederatedCluster"},
-                    {"metadata", json::object{{"name", name}}},
-                    {"spec", json::object{{"apiEndpoint", "https://127.0.0.1:1"},
-                                          {"secretRef", json::object{{"namespace", "x"},
-                                                                     {"name", "y"}}}}}};
+    json::object fc{
+        {"apiVersion", "flotilla.io/v1alpha1"},
+        {"kind", "FederatedCluster"},
+        {"metadata", json::object{{"name", name}}},
+        {"spec", json::object{{"apiEndpoint", "https://127.0.0.1:1"},
+                              {"secretRef", json::object{{"namespace", "x"}, {"name", "y"}}}}}};
     fc = create(*client, res::kFederatedClusters, fc);
     fc["status"] = testing::parseObject(R"({
       "conditions": [{"type": "Ready", "status": "True", "reason": "ClusterReady", "message": "",
@@ -82,8 +82,8 @@ class SchedulerReconcilerTest : public testing::ReconcilerTest {
                "policy": {"kind": "PropagationPolicy", "name": "p"},
                "placement": {"replicaScheduling": {"type": "Divided", "division": "Weighted"}}}})");
     auto& placement = rb["spec"].as_object()["placement"].as_object();
-    placement["clusterAffinity"] = json::object{{"clusterNames", json::array{json::value(a),
-                                                                             json::value(b)}}};
+    placement["clusterAffinity"] =
+        json::object{{"clusterNames", json::array{json::value(a), json::value(b)}}};
     rb["spec"].as_object()["resource"].as_object()["namespace"] = ns;
     create(*client, res::kResourceBindings, rb);
     caughtUp(*rbs, "web");

@@ -11,7 +11,7 @@
 #include "controllers/common/managed.h"
 #include "controllers/common/typed.h"
 #include "controllers/status/status_controller.h"
-#include "controllers/testing/reconciler_env.h"
+#include "controllers/testing/member_fixture.h"
 #include "kube/net/test_server.h"
 
 namespace flotilla::controllers::sync {
@@ -23,99 +23,15 @@ using net::testing::eventually;
 using namespace std::chrono_literals;
 
 const kube::ResourceId kConfigMaps{"", "v1", "configmaps", true, "ConfigMap"};
-constexpr const char* kMember = "member1";
+using testing::kMember;
 
-class SyncReconcilerTest : public testing::ReconcilerTest {
+class SyncReconcilerTest : public testing::MemberReconcilerTest {
  protected:
-  void SetUp() override {
-    ReconcilerTest::SetUp();
-    registerMember();
-    fds = &informer(res::kFederatedDeployments);
-    rbs = &informer(res::kResourceBindings);
-    clusters = &informer(res::kFederatedClusters);
-    fos = &informer(res::kFederatedObjects);
-    cfos = &informer(res::kClusterFederatedObjects);
-    crbs = &informer(res::kClusterResourceBindings);
-    hostDeployments = &informer(res::kDeployments);
-    caughtUp(*clusters, kMember);
-    members = connect("");
-  }
-  void TearDown() override {
-    for (auto& r : registries) r->stopAll();
-    ReconcilerTest::TearDown();
-  }
-
-  // member1 as a Ready FederatedCluster (what the cluster controller would have written).
-  void registerMember() {
-    if (get(res::kFederatedClusters, kMember).empty()) {
-      auto fc = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
-        "kind": "FederatedCluster", "metadata": {"name": "member1"},
-        "spec": {"apiEndpoint": "https://127.0.0.1:1",
-                 "secretRef": {"namespace": "flotilla-system", "name": "member1-credentials"}}})");
-      auto created = io.run(client->create(res::kFederatedClusters, "", fc));
-      ASSERT_TRUE(created || created.error().code == 409) << created.error();
-    }
-    auto fc = get(res::kFederatedClusters, kMember);
-    fc["status"] = testing::parseObject(R"({"conditions": [{"type": "Ready", "status": "True",
-      "reason": "ClusterReady", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}]})");
-    ASSERT_TRUE(io.run(client->updateStatus(res::kFederatedClusters, fc)));
-  }
-  // A registry connected to the member; `agent` chooses the member's injected faults.
-  cluster::MemberRegistry* connect(const std::string& agent) {
-    cluster::MemberRegistryOptions options;
-    if (!agent.empty()) options.userAgent = agent;
-    registries.push_back(
-        std::make_unique<cluster::AsioMemberRegistry>(io.io().get_executor(), options));
-    auto& registry = *registries.back();
-    auto connection = registry.ensure(kMember, testing::ReconcilerEnv::get().member(), "fp");
-    EXPECT_TRUE(connection) << connection.error();
-    EXPECT_TRUE(eventually([&] { return (*connection)->synced(); }, 30s));
-    return &registry;
-  }
   std::unique_ptr<SyncController> controller(kube::RestClient& host,
                                              cluster::MemberRegistry& registry) {
     return std::make_unique<SyncController>(
-        host, io.io().get_executor(),
-        Informers{*fds, *rbs, *clusters, fos, cfos, crbs}, registry, events,
-        SyncControllerOptions{.hostId = "test-host"});
-  }
-  // A binding as the binding controller and the scheduler leave it: owned by `owner`, placed on
-  // `clusters`, Scheduled for its generation.
-  void bind(const json::object& owner, const std::string& ownerKind, json::object resource,
-            int32_t replicas, const std::vector<std::string>& targets) {
-    const std::string name(owner.at("metadata").at("name").as_string());
-    json::array placed;
-    for (const auto& c : targets) placed.push_back(json::object{{"name", c}, {"replicas", replicas}});
-    json::object rb{
-        {"apiVersion", "flotilla.io/v1alpha1"},
-        {"kind", "ResourceBinding"},
-        {"metadata",
-         json::object{{"name", name},
-                      {"ownerReferences",
-                       json::array{json::object{{"apiVersion", "flotilla.io/v1alpha1"},
-                                                {"kind", ownerKind},
-                                                {"name", name},
-                                                {"uid", owner.at("metadata").at("uid")},
-                                                {"controller", true}}}}}},
-        {"spec", json::object{{"resource", std::move(resource)},
-                              {"replicas", replicas},
-                              {"clusters", std::move(placed)}}}};
-    auto existing = get(res::kResourceBindings, name);
-    if (existing.empty()) {
-      existing = create(*client, res::kResourceBindings, rb);
-    } else {
-      existing["spec"] = rb["spec"];
-      existing = io.run(client->update(res::kResourceBindings, existing)).value();
-    }
-    existing["status"] = json::object{
-        {"schedulerObservedGeneration", existing.at("metadata").at("generation")},
-        {"conditions", json::array{json::object{{"type", "Scheduled"},
-                                                {"status", "True"},
-                                                {"reason", "Success"},
-                                                {"message", ""},
-                                                {"lastTransitionTime", "2026-01-01T00:00:00Z"}}}}};
-    ASSERT_TRUE(io.run(client->updateStatus(res::kResourceBindings, existing)));
-    caughtUp(*rbs, name);
+        host, io.io().get_executor(), Informers{*fds, *rbs, *clusters, fos, cfos, crbs}, registry,
+        events, SyncControllerOptions{.hostId = "test-host"});
   }
   json::object federatedConfigMap() {
     auto fo = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
@@ -127,19 +43,14 @@ class SyncReconcilerTest : public testing::ReconcilerTest {
     fo = create(*client, res::kFederatedObjects, fo);
     caughtUp(*fos, "settings-configmap");
     bind(fo, "FederatedObject",
-         json::object{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"namespace", ns},
-                      {"name", "settings"}, {"uid", fo.at("metadata").at("uid")}},
+         json::object{{"apiVersion", "v1"},
+                      {"kind", "ConfigMap"},
+                      {"namespace", ns},
+                      {"name", "settings"},
+                      {"uid", fo.at("metadata").at("uid")}},
          0, {kMember});
     return fo;
   }
-  json::object memberObject(const kube::ResourceId& resource, const std::string& name) {
-    return get(memberClient(), resource, ns, name);
-  }
-  std::string key(const std::string& name) { return ns + "/" + name; }
-
-  const kube::SharedInformer *fds, *rbs, *clusters, *fos, *cfos, *crbs, *hostDeployments;
-  std::vector<std::unique_ptr<cluster::AsioMemberRegistry>> registries;
-  cluster::MemberRegistry* members = nullptr;
 };
 
 TEST_F(SyncReconcilerTest, AFederatedObjectReachesItsClusterAndASecondPassWritesNothing) {
@@ -169,8 +80,8 @@ TEST_F(SyncReconcilerTest, AnUnmanagedMemberObjectIsReportedAndLeftUntouched) {
   // The namespace and a ConfigMap of the same name that Flotilla did not make.
   ASSERT_TRUE(io.run(memberClient().create(
       {"", "v1", "namespaces", false, "Namespace"}, "",
-      json::object{{"apiVersion", "v1"}, {"kind", "Namespace"},
-                   {"metadata", json::object{{"name", ns}}}})));
+      json::object{
+          {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", json::object{{"name", ns}}}})));
   auto theirs = create(memberClient(), kConfigMaps, testing::parseObject(R"({"apiVersion": "v1",
     "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"LOG_LEVEL": "theirs"}})"));
   federatedConfigMap();
@@ -179,7 +90,10 @@ TEST_F(SyncReconcilerTest, AnUnmanagedMemberObjectIsReportedAndLeftUntouched) {
   EXPECT_EQ(after.at("metadata").at("resourceVersion"), theirs.at("metadata").at("resourceVersion"))
       << "an object Flotilla did not make was written";
   EXPECT_EQ(get(res::kFederatedObjects, "settings-configmap")
-                .at("status").at("clusters").at(0).at("propagation"),
+                .at("status")
+                .at("clusters")
+                .at(0)
+                .at("propagation"),
             "Conflict");
 }
 
@@ -189,8 +103,11 @@ TEST_F(SyncReconcilerTest, AClusterNoLongerTargetedLosesItsCopy) {
   ASSERT_FALSE(memberObject(kConfigMaps, "settings").empty());
   caughtUp(*fos, "settings-configmap");
   bind(fo, "FederatedObject",
-       json::object{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"namespace", ns},
-                    {"name", "settings"}, {"uid", fo.at("metadata").at("uid")}},
+       json::object{{"apiVersion", "v1"},
+                    {"kind", "ConfigMap"},
+                    {"namespace", ns},
+                    {"name", "settings"},
+                    {"uid", fo.at("metadata").at("uid")}},
        0, {"elsewhere"});
   ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
   EXPECT_TRUE(memberObject(kConfigMaps, "settings").empty());
@@ -199,8 +116,8 @@ TEST_F(SyncReconcilerTest, AClusterNoLongerTargetedLosesItsCopy) {
 TEST_F(SyncReconcilerTest, MemberWritesThatMeetAConflictOrAreLostConverge) {
   federatedConfigMap();
   // Every member write answered 409: nothing there, the cluster reported, the key retried.
-  auto conflicted =
-      controller(*client, *connect("flotilla-test-conflict/1"))->reconcile(key("settings-configmap"));
+  auto conflicted = controller(*client, *connect("flotilla-test-conflict/1"))
+                        ->reconcile(key("settings-configmap"));
   ASSERT_TRUE(conflicted) << conflicted.error();
   EXPECT_TRUE(conflicted->requeue || conflicted->requeueAfter.count() > 0);
   EXPECT_TRUE(memberObject(kConfigMaps, "settings").empty());
@@ -222,7 +139,10 @@ TEST_F(SyncReconcilerTest, MemberWritesThatMeetAConflictOrAreLostConverge) {
   ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
   EXPECT_EQ(writes(memberClient()), member);
   EXPECT_EQ(get(res::kFederatedObjects, "settings-configmap")
-                .at("status").at("clusters").at(0).at("propagation"),
+                .at("status")
+                .at("clusters")
+                .at(0)
+                .at("propagation"),
             "OK");
 }
 
@@ -236,8 +156,11 @@ TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComes
           "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}}})");
   caughtUp(*fds, "web");
   bind(fd, "FederatedDeployment",
-       json::object{{"apiVersion", "flotilla.io/v1alpha1"}, {"kind", "FederatedDeployment"},
-                    {"namespace", ns}, {"name", "web"}, {"uid", fd.at("metadata").at("uid")}},
+       json::object{{"apiVersion", "flotilla.io/v1alpha1"},
+                    {"kind", "FederatedDeployment"},
+                    {"namespace", ns},
+                    {"name", "web"},
+                    {"uid", fd.at("metadata").at("uid")}},
        2, {kMember});
   auto result = controller(*client, *members)->reconcile(key("web"));
   ASSERT_TRUE(result) << result.error();

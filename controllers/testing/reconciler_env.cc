@@ -3,11 +3,11 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
 #include "api/yaml.h"
-#include <random>
 
 namespace flotilla::controllers::testing {
 
@@ -42,9 +42,8 @@ std::unique_ptr<kube::RestClient> clientFor(net::testing::IoThread& io, kube::Re
 
 bool established(const json::object& crd) {
   const auto* status = crd.if_contains("status");
-  const auto* conditions = status && status->is_object()
-                               ? status->as_object().if_contains("conditions")
-                               : nullptr;
+  const auto* conditions =
+      status && status->is_object() ? status->as_object().if_contains("conditions") : nullptr;
   if (!conditions || !conditions->is_array()) return false;
   for (const auto& c : conditions->as_array()) {
     if (c.is_object() && c.as_object().if_contains("type") &&
@@ -114,15 +113,17 @@ const kube::RestConfig& ReconcilerEnv::member() {
         {"apiVersion", "v1"},
         {"kind", "Node"},
         {"metadata", json::object{{"name", "member1-node-0"}}},
-        {"status", json::object{{"capacity", resources},
-                                {"allocatable", resources},
-                                {"conditions", json::array{json::object{{"type", "Ready"},
-                                                                        {"status", "True"},
-                                                                        {"reason", "KubeletReady"}}}},
-                                {"nodeInfo", json::object{{"kubeletVersion", "v1.32.0"}}}}}};
+        {"status",
+         json::object{{"capacity", resources},
+                      {"allocatable", resources},
+                      {"conditions",
+                       json::array{json::object{
+                           {"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}},
+                      {"nodeInfo", json::object{{"kubeletVersion", "v1.32.0"}}}}}};
     const kube::ResourceId nodes{"", "v1", "nodes", false, "Node"};
     auto created = io.run(client->create(nodes, "", node));
-    if (!created) throw std::runtime_error("creating the member's node: " + created.error().message);
+    if (!created)
+      throw std::runtime_error("creating the member's node: " + created.error().message);
   }
   return member_->config();
 }
@@ -223,8 +224,8 @@ json::object ReconcilerTest::get(kube::RestClient& on, const kube::ResourceId& r
 namespace {
 std::string resourceVersionOf(const json::object& object) {
   const auto* meta = object.if_contains("metadata");
-  const auto* rv = meta && meta->is_object() ? meta->as_object().if_contains("resourceVersion")
-                                             : nullptr;
+  const auto* rv =
+      meta && meta->is_object() ? meta->as_object().if_contains("resourceVersion") : nullptr;
   return rv && rv->is_string() ? std::string(rv->as_string()) : "";
 }
 }  // namespace

@@ -22,8 +22,8 @@ SimProcess::SimProcess(const std::string& binary, SimProcessOptions options) {
   fs::create_directories(dir_);
   const std::string dir = dir_.string();
   const std::string log = (dir_ / "sim.log").string();
-  std::vector<std::string> args = {binary, "serve", "--dir", dir, "--name", options.name, "--port",
-                                   "0"};
+  std::vector<std::string> args = {binary,   "serve",      "--dir",  dir,
+                                   "--name", options.name, "--port", "0"};
   if (options.member) args.push_back("--member");
   if (!options.faultsJson.empty()) {
     const auto faults = dir_ / "faults.json";
