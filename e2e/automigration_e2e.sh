@@ -5,15 +5,16 @@
 # the planner's answer (flotillactl plan; plus overflow with keepUnschedulableReplicas). Then
 # member1 relieved -> back to 2:2:2. Checked: the placement changes exactly twice, and the sum of
 # available replicas over the members (sampled every 200 ms) never drops during either move.
-# The squeeze needs a member that schedules pods (flotilla-sim's binder): real control planes
-# without kube-scheduler never mark a pod Unschedulable, so this suite runs on flotilla-sim only.
+# The squeeze needs a member that schedules pods: flotilla-sim's binder, or real members with
+# kube-scheduler and kubelets (FLOTILLA_E2E_MEMBERS_RUN_PODS=1), where the squeeze is a pod per
+# node that takes all but 700m / 300m of it (a kubelet keeps rewriting its node's allocatable).
 # Usage: automigration_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator
 SIM=${1:?usage: automigration_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
 OPERATOR=${2:?usage: automigration_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/e2e/lib.sh"
-if [[ -n ${FLOTILLA_E2E_HOST_KUBECONFIG:-} ]]; then
-  echo "automigration e2e: needs members that schedule pods (flotilla-sim); skipped on real clusters"
+if [[ -n ${FLOTILLA_E2E_HOST_KUBECONFIG:-} && ${FLOTILLA_E2E_MEMBERS_RUN_PODS:-} != 1 ]]; then
+  echo "automigration e2e: needs members that schedule pods (FLOTILLA_E2E_MEMBERS_RUN_PODS=1); skipped"
   exit 0
 fi
 NS=migrate
@@ -65,14 +66,37 @@ spec:
         resources: {requests: {cpu: 500m, memory: 64Mi}}
 YAML
 }
-# member1's nodes: room for exactly one 500m pod (700m + 300m), or their full 4 CPUs again.
+# member1's nodes: room for exactly one 500m pod (700m + 300m), or their full capacity again.
 member1_cpu() {  # CPU_NODE1 CPU_NODE2
+  if [[ -n $REAL ]]; then member1_hogs "$@"; return; fi
   local i=1 node
   for node in $(mkubectl member1 get nodes -o name); do
     local cpu=$1
     ((i == 2)) && cpu=$2
     mkubectl member1 patch "$node" --subresource=status --type merge \
       -p "{\"status\":{\"allocatable\":{\"cpu\":\"$cpu\"}}}" >/dev/null
+    i=$((i + 1))
+  done
+}
+# Real members: a pod bound to each node (no scheduler involved) requesting all of its CPU but
+# what is to be left; "4 4" (relief) removes them.
+member1_hogs() {
+  mkubectl member1 create namespace squeeze >/dev/null 2>&1
+  mkubectl member1 delete pods -n squeeze --all --wait=true >/dev/null 2>&1
+  [[ $1 == 4 ]] && return 0
+  local i=1 node left millis
+  for node in $(mkubectl member1 get nodes -o jsonpath='{.items[*].metadata.name}'); do
+    left=$1
+    ((i >= 2)) && left=$2
+    millis=$(($(mkubectl member1 get node "$node" -o jsonpath='{.status.allocatable.cpu}') * 1000 - ${left%m}))
+    mkubectl member1 apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: hog-$i, namespace: squeeze}
+spec:
+  nodeName: $node
+  containers: [{name: hog, image: busybox:1.36, resources: {requests: {cpu: ${millis}m}}}]
+YAML
     i=$((i + 1))
   done
 }

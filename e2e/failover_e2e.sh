@@ -4,14 +4,18 @@
 # that member keeps its placement, says Scheduled=False and loses nothing; the member restarted
 # -> failback: Rebalance brings replicas back (make-before-break, the available replicas sampled
 # every 200 ms never drop), failback: Never leaves them, and the returning member's stale replicas
-# are removed. Stopping a member needs flotilla-sim members: skipped on real clusters.
+# are removed. On real clusters the members must run pods (FLOTILLA_E2E_MEMBERS_RUN_PODS=1) and
+# the suite needs commands that stop and start one (FLOTILLA_E2E_MEMBER_STOP/START, given the
+# member's name; e2e/operator_lib.sh); without them it is skipped.
 # Usage: failover_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator
 SIM=${1:?usage: failover_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
 OPERATOR=${2:?usage: failover_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/e2e/lib.sh"
-if [[ -n ${FLOTILLA_E2E_HOST_KUBECONFIG:-} ]]; then
-  echo "failover e2e: needs member processes it can stop (flotilla-sim); skipped on real clusters"
+if [[ -n ${FLOTILLA_E2E_HOST_KUBECONFIG:-} && (${FLOTILLA_E2E_MEMBERS_RUN_PODS:-} != 1 ||
+  -z ${FLOTILLA_E2E_MEMBER_STOP:-} || -z ${FLOTILLA_E2E_MEMBER_START:-}) ]]; then
+  echo "failover e2e: needs members that run pods and commands that stop and start one" \
+    "(FLOTILLA_E2E_MEMBERS_RUN_PODS=1, FLOTILLA_E2E_MEMBER_STOP, FLOTILLA_E2E_MEMBER_START); skipped"
   exit 0
 fi
 NS=failover
@@ -83,7 +87,7 @@ pin_uid=$(kubectl get fdeploy pin -n "$NS" -o jsonpath='{.metadata.uid}')
 
 # --- member3 stops ---
 t0=$(now)
-kill "$(cat "$WORK/fleet/member3.pid")"
+member_stop member3
 eventually $((NOT_READY_FOR + 20)) no_member3 web 6 ||
   e2e_fail "web should leave member3: $(placement web); $(kubectl get fc member3 -o jsonpath='{.status.conditions}')"
 echo "member3 stopped -> web re-placed [$(placement web)]: $(since "$t0") s (3 probe periods + clusterNotReadyFor ${NOT_READY_FOR}s)"
@@ -106,7 +110,7 @@ expect_contains "get rb shows it" "$(kubectl get rb pin -n "$NS")" "False"
 baseline=$(available_sum web)
 start_sampler web failback
 t0=$(now)
-"$SIM" up -f "$ROOT/config/samples/sim/topology.yaml" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >/dev/null 2>&1
+member_start member3
 eventually 30 all_ready || e2e_fail "member3 should be Ready again: $(kubectl get fc member3 -o yaml)"
 t_ready=$(now)
 echo "member3 restarted -> Ready: $(since "$t0") s"

@@ -5,6 +5,10 @@
 # them); NS is the namespace the suite works in.
 WORK=$(mktemp -d)
 REAL=${FLOTILLA_E2E_HOST_KUBECONFIG:+1}
+# Whether the members run pods (a scheduler and kubelets): flotilla-sim's always do; real members
+# say so with FLOTILLA_E2E_MEMBERS_RUN_PODS=1 (for example ../real-k8s members started with NODES=N).
+PODS_RUN=1
+[[ -n $REAL && ${FLOTILLA_E2E_MEMBERS_RUN_PODS:-} != 1 ]] && PODS_RUN=
 export KUBECACHEDIR=$WORK/kube-cache
 PERIOD=1  # --cluster-probe-period in seconds; thresholds below are in probe periods
 cleanup() {
@@ -130,6 +134,18 @@ CTL=${FLOTILLACTL:-$(dirname "$OPERATOR")/../cli/flotillactl}
 launch_operator() {
   local name=$1
   shift
+  rm -f "$WORK/operator-$name.stopping"
+  run_operator "$name" "$@"
+  # On real clusters an operator that exits by itself is started again, as its Deployment's
+  # restartPolicy would: with four control planes on two cores a Lease request can time out, and
+  # losing the Lease ends the process by design (docs/operator.md). flotilla-sim suites count
+  # such an exit as a failure instead.
+  [[ -n $REAL ]] && supervise_operator "$name" "$@" >>"$WORK/operator-$name.log" 2>&1 &
+  return 0
+}
+run_operator() {
+  local name=$1
+  shift
   "$OPERATOR" --kubeconfig "$OPERATOR_KUBECONFIG" \
     --cluster-probe-period ${PERIOD}s --cluster-failover-grace 30s \
     --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 \
@@ -137,6 +153,19 @@ launch_operator() {
     --leader-election-lease-duration 4s --leader-election-renew-deadline 3s \
     --leader-election-retry-period 500ms "$@" >>"$WORK/operator-$name.log" 2>&1 &
   echo $! >"$WORK/operator-$name.pid"
+}
+# supervise_operator NAME [flags...]: polls operator NAME once a second and starts it again when
+# it exited without stop_operator; ends with the suite or with stop_operator.
+supervise_operator() {
+  local name=$1 suite=$$ pid
+  while kill -0 "$suite" 2>/dev/null && [[ ! -e $WORK/operator-$name.stopping ]]; do
+    pid=$(cat "$WORK/operator-$name.pid" 2>/dev/null) || return 0
+    if ! kill -0 "$pid" 2>/dev/null && [[ ! -e $WORK/operator-$name.stopping ]]; then
+      echo "e2e: operator $name (pid $pid) exited by itself; starting it again"
+      run_operator "$@"
+    fi
+    sleep 1
+  done
 }
 # fleet_ready: all three members Ready and reporting their resources (a placement needs both;
 # the resources may come a status write after Ready).
@@ -167,8 +196,15 @@ register_webhooks() {
 metrics() { curl -sk "https://127.0.0.1:$(operator_port "$1")/metrics"; }
 stop_operator() {  # NAME SIGNAL
   local pid
-  pid=$(cat "$WORK/operator-$1.pid") && kill -"$2" "$pid" && wait "$pid" 2>/dev/null
+  touch "$WORK/operator-$1.stopping"  # not to be started again (supervise_operator)
+  pid=$(cat "$WORK/operator-$1.pid") && kill -"$2" "$pid" || { rm -f "$WORK/operator-$1.pid"; return 1; }
+  wait "$pid" 2>/dev/null
   local code=$?
+  # A restarted operator is the supervisor's child, not ours (wait answers 127): poll for its end.
+  if ((code == 127)); then
+    eventually 30 bash -c "! kill -0 $pid 2>/dev/null"
+    code=0
+  fi
   rm -f "$WORK/operator-$1.pid"
   return $code
 }
@@ -176,6 +212,21 @@ rb_field() { kubectl get rb "$1" -n $NS -o jsonpath="$2" 2>/dev/null; }
 scheduled() { [[ $(rb_field "$1" '{.status.conditions[?(@.type=="Scheduled")].status}') == True ]]; }
 placement_sum() { rb_field "$1" '{range .spec.clusters[*]}{.replicas}{"\n"}{end}' | awk '{s+=$1} END {print s+0}'; }
 
+
+# member_stop NAME / member_start NAME: a member's API server goes away and comes back with its
+# data. flotilla-sim: the member's process; real clusters: the commands in FLOTILLA_E2E_MEMBER_STOP
+# and FLOTILLA_E2E_MEMBER_START, called with the member's name (the suites that need them are
+# skipped without them).
+member_stop() {
+  if [[ -z $REAL ]]; then kill "$(cat "$WORK/fleet/$1.pid")"; else $FLOTILLA_E2E_MEMBER_STOP "$1" >>"$WORK/members.log" 2>&1; fi
+}
+member_start() {
+  if [[ -z $REAL ]]; then
+    "$SIM" up -f "${SIM_TOPOLOGY:-$ROOT/config/samples/sim/topology.yaml}" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >/dev/null 2>&1
+  else
+    $FLOTILLA_E2E_MEMBER_START "$1" >>"$WORK/members.log" 2>&1
+  fi
+}
 
 # mkubectl MEMBER args...: kubectl against a member.
 mkubectl() { local m=$1; shift; kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" "$@"; }

@@ -2,8 +2,8 @@
 # flotilla-operator end to end, part 2 (issue 11): the members run the workload and the host tells
 # the truth — sync and status controllers, checked with the real kubectl on the host and on every
 # member. Fleet and operator as in operator_e2e.sh (flotilla-sim, or real clusters through
-# FLOTILLA_E2E_HOST_KUBECONFIG / FLOTILLA_E2E_MEMBER_KUBECONFIGS; without kubelets, real members
-# never run pods, so readiness checks are skipped there).
+# FLOTILLA_E2E_HOST_KUBECONFIG / FLOTILLA_E2E_MEMBER_KUBECONFIGS; the readiness and rollout checks
+# need running pods: on real members only with FLOTILLA_E2E_MEMBERS_RUN_PODS=1).
 # Usage: propagation_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator
 SIM=${1:?usage: propagation_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
 OPERATOR=${2:?usage: propagation_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
@@ -58,7 +58,7 @@ for m in "${MEMBERS[@]}"; do
     expect_contains "$m: namespace labelled as Flotilla's" "$(mkubectl "$m" get ns "$NS" -o jsonpath='{.metadata.labels}')" '"flotilla.io/managed-by":"flotilla"'
   fi
 done
-if [[ -z $REAL ]]; then
+if [[ -n $PODS_RUN ]]; then
   eventually 30 host_ready web 6 || e2e_fail "host deployment should be 6/6: $(kubectl get deploy web -n "$NS" -o yaml)"
   echo "kubectl apply -> 6/6 Ready on the host: $(echo "$(date +%s.%N) - $t0" | bc) s"
   expect_eq "6 Running pods over the members" "$(running_pods web)" "6"
@@ -118,7 +118,7 @@ eventually 30 scaled || e2e_fail "members should follow the scale to 9: $(kubect
 for m in "${MEMBERS[@]}"; do
   ((${was[$m]:-0} <= $(placed web "$m"))) || e2e_fail "$m lost replicas on a scale-up (${was[$m]} -> $(placed web "$m"))"
 done
-if [[ -z $REAL ]]; then
+if [[ -n $PODS_RUN ]]; then
   out=$(timeout 60 kubectl rollout status deployment/web -n "$NS" 2>&1)
   expect_eq "rollout status after the scale" "$?" "0"
   expect_eq "9 Running pods" "$(running_pods web)" "9"
@@ -126,7 +126,7 @@ fi
 
 # --- A new image: every member rolls; rollout status waits until all are done ---
 kubectl set image deployment/web -n "$NS" web=nginx:1.28 >/dev/null
-if [[ -z $REAL ]]; then
+if [[ -n $PODS_RUN ]]; then
   out=$(timeout 90 kubectl rollout status deployment/web -n "$NS" 2>&1)
   expect_eq "rollout status after the image change" "$?" "0"
   for m in "${MEMBERS[@]}"; do
