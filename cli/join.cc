@@ -167,7 +167,7 @@ json::array memberRules() {
       // CRDs are not granted here: writing them would need escalate/bind, i.e. everything on
       // the member; a platform team that propagates them grants that itself.
       rule({""}, {"configmaps", "secrets", "services", "serviceaccounts", "persistentvolumeclaims"},
-           {"get", "list", "create", "patch", "delete"})};
+           {"get", "list", "watch", "create", "patch", "delete"})};
 }
 
 std::vector<json::object> memberObjects() {

@@ -253,7 +253,8 @@ write_lines() {
 # and no reconcile for 3 s (longer than the controllers' 1 s retries and 200 ms coalescing), so
 # that what it writes afterwards can be attributed to whatever happens next.
 quiet() {
-  local deadline=$((SECONDS + 30)) last="" since=$SECONDS m activity
+  local deadline=$((SECONDS + 30)) last="" since=$SECONDS m activity first
+  first=$(metrics "$1" | grep -E '^flotilla_controller_reconcile_total|^flotilla_scheduler_schedule_attempts_total|^flotilla_workqueue_depth')
   while ((SECONDS < deadline)); do
     m=$(metrics "$1")
     # The cluster controller probes every period by design: its activity does not count.
@@ -267,5 +268,7 @@ quiet() {
     fi
     sleep 0.2
   done
+  echo "quiet: still busy after 30 s; what changed:"
+  diff <(echo "$first") <(metrics "$1" | grep -E '^flotilla_controller_reconcile_total|^flotilla_scheduler_schedule_attempts_total|^flotilla_workqueue_depth') | grep '^[<>]'
   return 1
 }

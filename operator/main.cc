@@ -15,8 +15,8 @@
 #include "controllers/automigration/automigration_controller.h"
 #include "controllers/binding/binding_controller.h"
 #include "controllers/cluster/cluster_controller.h"
-#include "controllers/cluster/member_registry.h"
 #include "controllers/common/log.h"
+#include "controllers/common/member_registry.h"
 #include "controllers/common/typed.h"
 #include "controllers/federate/federate_controller.h"
 #include "controllers/federate/object_controller.h"
@@ -248,11 +248,11 @@ int main(int argc, char** argv) {
     return o;
   };
 
-  ctl::cluster::MemberRegistryOptions registryOptions;
+  ctl::MemberRegistryOptions registryOptions;
   registryOptions.requestTimeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(options.clusterProbeTimeout);
   registryOptions.hostId = hostId;
-  ctl::cluster::AsioMemberRegistry members(manager->executor(), registryOptions);
+  ctl::AsioMemberRegistry members(manager->executor(), registryOptions);
   ctl::cluster::ClusterControllerOptions clusterOptions;
   clusterOptions.probePeriod = options.clusterProbePeriod;
   clusterOptions.probeThreshold = options.clusterProbeThreshold;
@@ -337,7 +337,7 @@ int main(int argc, char** argv) {
   // What happens on members reaches the controllers through their queues. Member status churn
   // is coalesced: a burst of updates for one workload within kStatusCoalesce is one status
   // reconcile (within 200 ms for sync, which waits for it only during a move).
-  ctl::cluster::MemberEvents memberEvents;
+  ctl::MemberEvents memberEvents;
   // A member's nodes and pods change in bursts (a rollout is hundreds of pod events): they bring
   // its resources to be re-summarized once per kResourcesCoalesce, not once per event (Karmada
   // refreshes cluster status every 10 s). The controller's own status write brings one more
@@ -356,6 +356,11 @@ int main(int argc, char** argv) {
       syncLoop.queue().addAfter(binding, std::chrono::milliseconds(200));
     }
     statusLoop.queue().addAfter(binding, kStatusCoalesce);
+  };
+  // A member copy of any other kind changed (a user's edit, its status, its deletion): its
+  // object is synced again, which repairs drift and takes the new status.
+  memberEvents.objectChanged = [&syncLoop](const std::string&, const std::string& binding) {
+    syncLoop.queue().add(binding);
   };
   // A workload's pods (scheduled, unschedulable, gone): coalesced like status churn.
   memberEvents.workloadPodChanged = [&autoMigration, &autoMigrationLoop](const std::string&,

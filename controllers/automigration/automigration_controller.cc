@@ -71,8 +71,7 @@ std::optional<Settings> settingsOf(const std::optional<api::AutoMigration>& spec
 
 AutoMigrationController::AutoMigrationController(kube::RestClient& host,
                                                  boost::asio::any_io_executor executor,
-                                                 Informers informers,
-                                                 cluster::MemberRegistry& members,
+                                                 Informers informers, MemberRegistry& members,
                                                  std::function<api::Clock::time_point()> wallClock)
     : host_(host),
       executor_(std::move(executor)),
@@ -175,8 +174,7 @@ api::Result<kube::ReconcileResult> AutoMigrationController::reconcile(const std:
           deploymentUid = stringAt(objectAt(*d, "metadata"), "uid");
         std::string newest;
         int64_t newestRevision = -1;
-        for (const auto& rs :
-             member->replicaSets().store().byIndex(cluster::kBindingHashIndex, hash)) {
+        for (const auto& rs : member->replicaSets().store().byIndex(kBindingHashIndex, hash)) {
           if (deploymentUid.empty() || controllerUid(*rs) != deploymentUid) continue;
           const int64_t revision = revisionOf(*rs);
           if (revision > newestRevision) {
@@ -185,7 +183,7 @@ api::Result<kube::ReconcileResult> AutoMigrationController::reconcile(const std:
           }
         }
         int64_t waitingForNode = 0;
-        for (const auto& o : member->pods().store().byIndex(cluster::kBindingHashIndex, hash)) {
+        for (const auto& o : member->pods().store().byIndex(kBindingHashIndex, hash)) {
           auto pod = fromObject<api::Pod>(o);
           if (!pod || pod->metadata.deletionTimestamp) continue;
           std::string owner;

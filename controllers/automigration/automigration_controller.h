@@ -11,8 +11,8 @@
 
 #include "api/flotilla_types.h"
 #include "api/time.h"
-#include "controllers/cluster/member_registry.h"
 #include "controllers/common/decoded_cache.h"
+#include "controllers/common/member_registry.h"
 #include "kube/controller/controller.h"
 
 namespace flotilla::controllers::automigration {
@@ -27,7 +27,7 @@ struct Informers {
 class AutoMigrationController final : public kube::Reconciler {
  public:
   AutoMigrationController(kube::RestClient& host, boost::asio::any_io_executor executor,
-                          Informers informers, cluster::MemberRegistry& members,
+                          Informers informers, MemberRegistry& members,
                           std::function<api::Clock::time_point()> wallClock = api::Clock::now);
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
   // Bindings whose spec changed (placement, replicas, or the policy's generation: autoMigration
@@ -43,7 +43,7 @@ class AutoMigrationController final : public kube::Reconciler {
   boost::asio::any_io_executor executor_;
   Informers informers_;
   DecodedCache<api::FederatedCluster> decodedClusters_;
-  cluster::MemberRegistry& members_;
+  MemberRegistry& members_;
   std::function<api::Clock::time_point()> wallClock_;
 };
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "controllers/common/typed.h"
 #include "controllers/testing/reconciler_env.h"
 
@@ -148,6 +150,41 @@ TEST_F(BindingReconcilerTest, AFederatedObjectIsBoundToTheObjectItCarries) {
   EXPECT_FALSE(rb.at("spec").as_object().contains("replicas") && rb.at("spec").at("replicas") != 0)
       << "a ConfigMap has no replicas to divide";
   EXPECT_EQ(rb.at("metadata").at("ownerReferences").at(0).at("kind"), "FederatedObject");
+}
+
+// A binding's status has several writers (docs/design.md §5): the binding controller's
+// PolicyBound must not undo the scheduler's Scheduled condition or the sync controller's
+// aggregatedStatus, even when its cache is behind.
+TEST_F(BindingReconcilerTest, ItsStatusWriteKeepsWhatOtherControllersWrote) {
+  createPolicy();
+  createFederatedDeployment();
+  ASSERT_TRUE(controller(*client)->reconcile(key("web")));
+  auto rb = get(res::kResourceBindings, "web");
+  if (!rb["status"].is_object()) rb["status"] = json::object{};
+  auto& status = rb["status"].as_object();
+  if (!status["conditions"].is_array()) status["conditions"] = json::array{};
+  status["conditions"].as_array().push_back(testing::parseObject(
+      R"({"type": "Scheduled", "status": "True", "reason": "Success", "message": "",
+          "lastTransitionTime": "2026-01-01T00:00:00Z"})"));
+  status["aggregatedStatus"] = json::array{
+      testing::parseObject(R"({"clusterName": "member1", "applied": true, "propagation": "OK"})")};
+  ASSERT_TRUE(io.run(client->updateStatus(res::kResourceBindings, rb)));
+  // The policy goes: PolicyBound turns False. First from a cache that has not seen the other
+  // writers (a 409, retried), then from one that has.
+  ASSERT_TRUE(io.run(client->remove(res::kPropagationPolicies, ns, "web-spread")));
+  caughtUp(*pps, "web-spread");
+  (void)controller(*client)->reconcile(key("web"));
+  caughtUp(*rbs, "web");
+  ASSERT_TRUE(controller(*client)->reconcile(key("web")));
+  rb = get(res::kResourceBindings, "web");
+  std::map<std::string, std::string> conditions;
+  for (const auto& c : rb.at("status").at("conditions").as_array())
+    conditions[std::string(c.at("type").as_string())] = std::string(c.at("status").as_string());
+  EXPECT_EQ(conditions["PolicyBound"], "False");
+  EXPECT_EQ(conditions["Scheduled"], "True") << "the scheduler's condition was undone";
+  ASSERT_TRUE(rb.at("status").as_object().contains("aggregatedStatus"))
+      << "the sync controller's aggregatedStatus was undone";
+  EXPECT_EQ(rb.at("status").at("aggregatedStatus").at(0).at("clusterName"), "member1");
 }
 
 TEST_F(BindingReconcilerTest, WithoutAPolicyNothingIsBound) {

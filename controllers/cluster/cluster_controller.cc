@@ -9,6 +9,7 @@
 #include "api/time.h"
 #include "controllers/cluster/credentials.h"
 #include "controllers/common/await.h"
+#include "controllers/common/finalizers.h"
 #include "controllers/common/log.h"
 #include "controllers/common/typed.h"
 
@@ -20,10 +21,6 @@ using namespace std::chrono;
 namespace {
 
 constexpr const char* kName = "cluster";
-
-bool hasFinalizer(const api::ObjectMeta& meta, const std::string& f) {
-  return std::find(meta.finalizers.begin(), meta.finalizers.end(), f) != meta.finalizers.end();
-}
 
 std::string fingerprintOf(const json::object& secret, const api::FederatedCluster& fc) {
   std::string text = fc.spec.apiEndpoint + (fc.spec.insecureSkipTLSVerify ? "|insecure|" : "|");
@@ -280,19 +277,11 @@ api::Result<kube::ReconcileResult> ClusterController::finalize(const api::Federa
                     "member unreachable for longer than the failover grace; objects Flotilla "
                     "created there are left behind");
     }
-    auto updated = await(
-        hostExecutor_,
-        host_.updateWithRetry(
-            resources::kFederatedClusters, "", name, [](json::object& o) -> api::Result<bool> {
-              auto* meta = o["metadata"].if_object();
-              auto* list = meta ? meta->if_contains("finalizers") : nullptr;
-              if (!list || !list->is_array()) return false;
-              auto& arr = list->as_array();
-              const auto before = arr.size();
-              arr.erase(std::remove(arr.begin(), arr.end(), json::value(kCleanupFinalizer)),
-                        arr.end());
-              return arr.size() != before;
-            }));
+    auto updated =
+        await(hostExecutor_,
+              host_.updateWithRetry(resources::kFederatedClusters, "", name, [](json::object& o) {
+                return removeFinalizer(o, kCleanupFinalizer);
+              }));
     if (!updated && updated.error().code != 404) return updated.error();
   }
   members_.remove(name);
@@ -319,10 +308,10 @@ api::Result<kube::ReconcileResult> ClusterController::reconcile(const std::strin
   api::FederatedCluster fc = std::move(*decoded);
   if (fc.metadata.deletionTimestamp) return finalize(fc);
   if (!hasFinalizer(fc.metadata, kCleanupFinalizer)) {
-    fc.metadata.finalizers.push_back(kCleanupFinalizer);
-    auto obj = toObject(fc);
-    obj.erase("status");
-    auto updated = await(hostExecutor_, host_.update(resources::kFederatedClusters, obj));
+    auto updated = await(
+        hostExecutor_,
+        host_.updateWithRetry(resources::kFederatedClusters, "", key,
+                              [](json::object& o) { return addFinalizer(o, kCleanupFinalizer); }));
     if (!updated) return retryOnConflict(updated.error());
     return kube::ReconcileResult{};  // the update event brings us back with the new version
   }

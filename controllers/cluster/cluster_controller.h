@@ -13,9 +13,9 @@
 
 #include "api/clock.h"
 #include "controllers/cluster/cluster_status.h"
-#include "controllers/cluster/member_registry.h"
 #include "controllers/cluster/resources.h"
 #include "controllers/common/managed.h"
+#include "controllers/common/member_registry.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
 #include "kube/manager/metrics.h"

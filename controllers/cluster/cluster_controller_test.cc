@@ -9,7 +9,7 @@
 
 #include "api/base64.h"
 #include "api/clock.h"
-#include "controllers/cluster/member_registry.h"
+#include "controllers/common/member_registry.h"
 #include "controllers/common/typed.h"
 #include "controllers/testing/reconciler_env.h"
 #include "kube/net/test_server.h"

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "api/json_codec.h"
+#include "controllers/common/finalizers.h"
 #include "controllers/common/managed.h"
 #include "controllers/federate/intent.h"
 
@@ -64,8 +65,7 @@ void apply(api::FederatedDeployment& fd, const api::Deployment& deployment,
       std::to_string(deployment.metadata.generation);
   // Created with the sync controller's finalizer: member Deployments go before it does, and
   // no extra write is needed to add it later.
-  if (std::find(fd.metadata.finalizers.begin(), fd.metadata.finalizers.end(), kCleanupFinalizer) ==
-      fd.metadata.finalizers.end()) {
+  if (!hasFinalizer(fd.metadata, kCleanupFinalizer)) {
     fd.metadata.finalizers.push_back(kCleanupFinalizer);
   }
 }

@@ -8,6 +8,7 @@
 #include "api/json_codec.h"
 #include "api/unstructured.h"
 #include "api/validation.h"
+#include "controllers/common/finalizers.h"
 #include "controllers/common/managed.h"
 #include "controllers/federate/intent.h"
 
@@ -72,8 +73,7 @@ void apply(api::FederatedObject& fo, const json::object& source, const std::stri
   json::object tmpl = interpreter.memberTemplate(source);
   dropFlotillaKeys(tmpl);
   fo.spec.template_ = std::move(tmpl);
-  if (std::find(fo.metadata.finalizers.begin(), fo.metadata.finalizers.end(), kCleanupFinalizer) ==
-      fo.metadata.finalizers.end())
+  if (!hasFinalizer(fo.metadata, kCleanupFinalizer))
     fo.metadata.finalizers.push_back(kCleanupFinalizer);
 }
 

@@ -29,7 +29,7 @@ bool controlledBy(const api::FederatedDeployment& fd, const api::Deployment& d) 
 }  // namespace
 
 StatusController::StatusController(kube::RestClient& host, boost::asio::any_io_executor executor,
-                                   Informers informers, cluster::MemberRegistry& members,
+                                   Informers informers, MemberRegistry& members,
                                    std::function<api::Clock::time_point()> wallClock)
     : host_(host),
       executor_(std::move(executor)),
@@ -94,7 +94,7 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
   for (const auto& cluster : members_.names()) {
     auto member = members_.get(cluster);
     if (!member || !member->synced()) continue;
-    for (const auto& o : member->deployments().store().byIndex(cluster::kBindingIndex, key)) {
+    for (const auto& o : member->deployments().store().byIndex(kBindingIndex, key)) {
       if (auto d = fromObject<api::Deployment>(o)) members[cluster] = std::move(*d);
     }
   }

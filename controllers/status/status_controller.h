@@ -10,7 +10,7 @@
 #include <functional>
 
 #include "api/time.h"
-#include "controllers/cluster/member_registry.h"
+#include "controllers/common/member_registry.h"
 #include "kube/controller/controller.h"
 
 namespace flotilla::controllers::status {
@@ -25,7 +25,7 @@ struct Informers {
 class StatusController final : public kube::Reconciler {
  public:
   StatusController(kube::RestClient& host, boost::asio::any_io_executor executor,
-                   Informers informers, cluster::MemberRegistry& members,
+                   Informers informers, MemberRegistry& members,
                    std::function<api::Clock::time_point()> wallClock = api::Clock::now);
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
   // Binding changes (placement, sync's progress) are aggregated `coalesce` after the first one:
@@ -41,7 +41,7 @@ class StatusController final : public kube::Reconciler {
   kube::RestClient& host_;
   boost::asio::any_io_executor executor_;
   Informers informers_;
-  cluster::MemberRegistry& members_;
+  MemberRegistry& members_;
   std::function<api::Clock::time_point()> wallClock_;
 };
 

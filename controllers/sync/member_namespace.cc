@@ -14,7 +14,7 @@ bool unreachable(const api::Error& e) {
 
 NamespaceCheck ensureMemberNamespace(kube::RestClient& host,
                                      boost::asio::any_io_executor hostExecutor,
-                                     cluster::MemberConnection& member, const std::string& ns,
+                                     MemberConnection& member, const std::string& ns,
                                      const std::string& cluster, bool create,
                                      const std::string& what) {
   NamespaceCheck out;

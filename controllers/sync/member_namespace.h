@@ -7,7 +7,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <string>
 
-#include "controllers/cluster/member_registry.h"
+#include "controllers/common/member_registry.h"
 #include "kube/client/rest_client.h"
 
 namespace flotilla::controllers::sync {
@@ -24,7 +24,7 @@ struct NamespaceCheck {
 // a missing namespace is reported. `what` names the object for messages ("Deployment demo/web").
 NamespaceCheck ensureMemberNamespace(kube::RestClient& host,
                                      boost::asio::any_io_executor hostExecutor,
-                                     cluster::MemberConnection& member, const std::string& ns,
+                                     MemberConnection& member, const std::string& ns,
                                      const std::string& cluster, bool create,
                                      const std::string& what);
 

@@ -3,8 +3,9 @@
 // (server-side apply, field manager "flotilla"), removal from clusters no longer targeted,
 // conflicts reported and never touched unless the policy adopts them, the federated object's
 // per-cluster status and health, the host source's aggregated status, and the cleanup finalizer.
-// Member copies are read (GET), not watched: a copy that is not healthy yet is read again every
-// healthPoll.
+// Member copies are watched per kind (MemberConnection::objects) and read live only where the
+// cache cannot answer; a copy whose cache is not synced yet and that is not healthy is read again
+// every healthPoll.
 #include <algorithm>
 #include <set>
 
@@ -12,6 +13,7 @@
 #include "api/json_codec.h"
 #include "api/unstructured.h"
 #include "controllers/common/await.h"
+#include "controllers/common/finalizers.h"
 #include "controllers/common/log.h"
 #include "controllers/common/managed.h"
 #include "controllers/common/status_write.h"
@@ -103,30 +105,56 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                                               : propagation::kCreationFailed,
                 resource.error().message);
   }
+  // Flotilla's copies are watched (MemberConnection::objects): a synced cache answers without a
+  // request. What it does not hold (an object Flotilla did not make, or none) is read live, and so
+  // is a cached copy that looks out of date, before anything is written over it.
+  auto watched = member->objects(*resource);
+  const bool cacheSynced = watched && watched->hasSynced();
+  if (!cacheSynced) retry->poll = true;  // no event will say when its health changes
   std::optional<json::object> live;
-  auto got = await(member->executor(), client.get(*resource, ns, name));
-  if (got) {
-    live = std::move(*got);
-  } else if (got.error().code != 404) {
-    (unreachable(got.error()) ? retry->soon : retry->backoff) = true;
-    return fail(
-        unreachable(got.error()) ? propagation::kClusterNotReady : propagation::kCreationFailed,
-        got.error().message);
+  bool fromCache = false;
+  if (cacheSynced) {
+    if (auto cachedCopy = watched->store().get(ns.empty() ? name : ns + "/" + name)) {
+      live = *cachedCopy;
+      fromCache = true;
+    }
   }
-  if (live) {
-    (*live)["apiVersion"] = apiVersion;
-    (*live)["kind"] = kind;
+  // The member's copy read live; an error is the propagation state and message to report.
+  auto readLive = [&]() -> std::optional<std::pair<const char*, std::string>> {
+    live.reset();
+    fromCache = false;
+    auto got = await(member->executor(), client.get(*resource, ns, name));
+    if (got) {
+      live = std::move(*got);
+      (*live)["apiVersion"] = apiVersion;
+      (*live)["kind"] = kind;
+    } else if (got.error().code != 404) {
+      const bool down = unreachable(got.error());
+      (down ? retry->soon : retry->backoff) = true;
+      return std::pair{down ? propagation::kClusterNotReady : propagation::kCreationFailed,
+                       got.error().message};
+    }
+    return std::nullopt;
+  };
+  if (!live) {
+    if (auto problem = readLive()) return fail(problem->first, problem->second);
   }
-  auto desired = desiredMemberObject(fo, interpreter, key, cluster, replicas, options_.hostId,
-                                     live && adopted(*live));
-  if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
-  if (live && managedFor(*live, key, options_.hostId)) interpreter.retain(*desired, *live);
-  const auto plan = planMember({.targeted = true,
-                                .desired = &*desired,
-                                .live = live ? &*live : nullptr,
-                                .bindingKey = key,
-                                .hostId = options_.hostId,
-                                .adoptAllowed = adoptAllowed});
+  api::Result<json::object> desired = json::object{};
+  MemberPlan plan;
+  while (true) {
+    desired = desiredMemberObject(fo, interpreter, key, cluster, replicas, options_.hostId,
+                                  live && adopted(*live));
+    if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
+    if (live && managedFor(*live, key, options_.hostId)) interpreter.retain(*desired, *live);
+    plan = planMember({.targeted = true,
+                       .desired = &*desired,
+                       .live = live ? &*live : nullptr,
+                       .bindingKey = key,
+                       .hostId = options_.hostId,
+                       .adoptAllowed = adoptAllowed});
+    if (plan.step != MemberStep::kApply || !fromCache) break;
+    if (auto problem = readLive()) return fail(problem->first, problem->second);
+  }
   switch (plan.step) {
     case MemberStep::kConflict:
       out.health = interpreter.health(nullptr);
@@ -204,7 +232,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   const auto interpreter = interpreter::Registry::builtIn().of(apiVersion, kind);
 
   if (fo.metadata.deletionTimestamp) {
-    auto removeFrom = [&](cluster::MemberConnection& member,
+    auto removeFrom = [&](MemberConnection& member,
                           const std::string& cluster) -> std::optional<std::string> {
       auto resource = await(member.executor(), member.client().resourceFor(apiVersion, kind));
       if (!resource) {
@@ -252,18 +280,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   if (!ours) return kube::ReconcileResult{};
   // The cleanup finalizer before anything is put on a member (the federate controller creates
   // its own with it; one a user wrote gets it here).
-  if (std::find(fo.metadata.finalizers.begin(), fo.metadata.finalizers.end(), kCleanupFinalizer) ==
-      fo.metadata.finalizers.end()) {
-    auto added = await(executor_, host_.updateWithRetry(
-                                      foResource, fo.metadata.namespace_, fo.metadata.name,
-                                      [](json::object& o) -> api::Result<bool> {
-                                        auto& list = u::ensureObject(o, {"metadata"})["finalizers"];
-                                        if (!list.is_array()) list = json::array{};
-                                        for (const auto& f : list.as_array())
-                                          if (f == json::value(kCleanupFinalizer)) return false;
-                                        list.as_array().push_back(json::value(kCleanupFinalizer));
-                                        return true;
-                                      }));
+  if (!hasFinalizer(fo.metadata, kCleanupFinalizer)) {
+    auto added = await(executor_, host_.updateWithRetry(foResource, fo.metadata.namespace_,
+                                                        fo.metadata.name, [](json::object& o) {
+                                                          return addFinalizer(o, kCleanupFinalizer);
+                                                        }));
     if (!added) return retryOnConflict(added.error());
     return kube::ReconcileResult{};  // the update brings it back
   }
@@ -294,6 +315,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       if (!member || !member->synced() || !readyProblem(cluster).empty()) continue;
       auto resource = await(member->executor(), member->client().resourceFor(apiVersion, kind));
       if (!resource) continue;  // the kind is not served there: nothing of it to remove
+      // A synced cache of Flotilla's copies that holds none: nothing of ours is there.
+      if (auto watched = member->objects(*resource);
+          watched && watched->hasSynced() &&
+          !watched->store().get(ns.empty() ? name : ns + "/" + name))
+        continue;
       auto got = await(member->executor(), member->client().get(*resource, ns, name));
       if (!got) {
         if (got.error().code != 404) {
@@ -390,8 +416,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   if (retry.soon)
     return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
   if (retry.backoff) return kube::ReconcileResult{true, {}};
+  // A copy whose kind is watched on its member brings this object back when it changes; one
+  // that is not (its cache still listing) is read again until it is healthy.
   for (const auto& s : states) {
-    if (s.target && s.health.health != interpreter::Health::kHealthy)
+    if (retry.poll && s.target && s.health.health != interpreter::Health::kHealthy)
       return kube::ReconcileResult{false, options_.healthPoll};
   }
   return kube::ReconcileResult{};

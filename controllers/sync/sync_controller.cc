@@ -7,6 +7,7 @@
 #include "api/unstructured.h"
 #include "controllers/common/await.h"
 #include "controllers/common/cluster_events.h"
+#include "controllers/common/finalizers.h"
 #include "controllers/common/log.h"
 #include "controllers/common/managed.h"
 #include "controllers/common/status_write.h"
@@ -79,7 +80,7 @@ bool deleting(const json::object& o) {
 }  // namespace
 
 SyncController::SyncController(kube::RestClient& host, boost::asio::any_io_executor executor,
-                               Informers informers, cluster::MemberRegistry& members,
+                               Informers informers, MemberRegistry& members,
                                kube::EventRecorder& events, SyncControllerOptions options)
     : host_(host),
       executor_(std::move(executor)),
@@ -285,9 +286,7 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
 api::Result<kube::ReconcileResult> SyncController::cleanupMembers(
     const api::ObjectMeta& meta, const json::object& involvedObject, const std::string& what,
     const kube::ResourceId& ownerResource, const RemoveFromMember& removeFrom) {
-  if (std::find(meta.finalizers.begin(), meta.finalizers.end(), kCleanupFinalizer) ==
-      meta.finalizers.end())
-    return kube::ReconcileResult{};
+  if (!hasFinalizer(meta, kCleanupFinalizer)) return kube::ReconcileResult{};
   const bool skip = meta.annotations.count(kSkipMemberCleanupAnnotation) &&
                     meta.annotations.at(kSkipMemberCleanupAnnotation) == "true";
   std::string waiting;
@@ -328,24 +327,15 @@ api::Result<kube::ReconcileResult> SyncController::cleanupMembers(
   }
   auto removed = await(
       executor_,
-      host_.updateWithRetry(
-          ownerResource, meta.namespace_, meta.name, [](json::object& o) -> api::Result<bool> {
-            auto* m = o["metadata"].if_object();
-            auto* list = m ? m->if_contains("finalizers") : nullptr;
-            if (!list || !list->is_array()) return false;
-            auto& arr = list->as_array();
-            const auto before = arr.size();
-            arr.erase(std::remove(arr.begin(), arr.end(), json::value(kCleanupFinalizer)),
-                      arr.end());
-            return arr.size() != before;
-          }));
+      host_.updateWithRetry(ownerResource, meta.namespace_, meta.name,
+                            [](json::object& o) { return removeFinalizer(o, kCleanupFinalizer); }));
   if (!removed && removed.error().code != 404) return removed.error();
   return kube::ReconcileResult{};
 }
 
 api::Result<kube::ReconcileResult> SyncController::cleanup(const api::FederatedDeployment& fd,
                                                            const std::string& key) {
-  auto removeFrom = [&](cluster::MemberConnection& member,
+  auto removeFrom = [&](MemberConnection& member,
                         const std::string& cluster) -> std::optional<std::string> {
     kube::ListOptions selector;
     selector.labelSelector = bindingSelector(key);
@@ -415,20 +405,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
 
   // A FederatedDeployment written by a user gets the cleanup finalizer before anything is put on
   // a member (the federate controller creates its own with it).
-  if (std::find(fd->metadata.finalizers.begin(), fd->metadata.finalizers.end(),
-                kCleanupFinalizer) == fd->metadata.finalizers.end()) {
-    auto added = await(executor_, host_.updateWithRetry(
-                                      resources::kFederatedDeployments, fd->metadata.namespace_,
-                                      fd->metadata.name, [](json::object& o) -> api::Result<bool> {
-                                        auto& meta = o["metadata"];
-                                        if (!meta.is_object()) meta = json::object{};
-                                        auto& list = meta.as_object()["finalizers"];
-                                        if (!list.is_array()) list = json::array{};
-                                        for (const auto& f : list.as_array())
-                                          if (f == json::value(kCleanupFinalizer)) return false;
-                                        list.as_array().push_back(json::value(kCleanupFinalizer));
-                                        return true;
-                                      }));
+  if (!hasFinalizer(fd->metadata, kCleanupFinalizer)) {
+    auto added = await(
+        executor_, host_.updateWithRetry(
+                       resources::kFederatedDeployments, fd->metadata.namespace_, fd->metadata.name,
+                       [](json::object& o) { return addFinalizer(o, kCleanupFinalizer); }));
     if (!added) return retryOnConflict(added.error());
     return kube::ReconcileResult{};  // the update brings it back
   }
@@ -471,7 +452,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
       auto member = members_.get(cluster);
       // (Only a synced cache says nothing is there: a fresh connection's is still empty.)
       if (member && member->synced() &&
-          member->deployments().store().byIndex(cluster::kBindingIndex, key).empty()) {
+          member->deployments().store().byIndex(kBindingIndex, key).empty()) {
         deletedYet(cluster, key, "");  // gone from the cache: forget the deletion
         continue;
       }
@@ -505,7 +486,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     // Not connected yet (just after a start): what runs there is not known, so nothing is
     // removed before its caches say whether it is still needed.
     if (!member || !member->synced()) continue;
-    const auto owned = member->deployments().store().byIndex(cluster::kBindingIndex, key);
+    const auto owned = member->deployments().store().byIndex(kBindingIndex, key);
     if (owned.empty() && !move.held.count(cluster)) continue;  // nothing of this binding there
     // Unreachable (its replicas failed over): nothing can be removed there now, and the new
     // placement does not wait for it; the readiness watch brings this binding back when the

@@ -10,7 +10,7 @@
 #include <mutex>
 
 #include "api/time.h"
-#include "controllers/cluster/member_registry.h"
+#include "controllers/common/member_registry.h"
 #include "controllers/common/object_key.h"
 #include "controllers/sync/object_plan.h"
 #include "controllers/sync/sync_status.h"
@@ -47,15 +47,15 @@ struct SyncControllerOptions {
   // kind's interpreter aggregates back into it (a Service's load-balancer ingress); null when the
   // kind is not watched.
   std::function<kube::ObjectPtr(const ObjectKey&)> sourceOf;
-  // A member copy that is not healthy yet is looked at again this often (member copies of kinds
-  // other than Deployments are read, not watched).
+  // A member copy that is not healthy yet and whose kind's cache on that member is not synced is
+  // looked at again this often (otherwise its changes come as member events).
   std::chrono::nanoseconds healthPoll = std::chrono::seconds(10);
 };
 
 class SyncController final : public kube::Reconciler {
  public:
   SyncController(kube::RestClient& host, boost::asio::any_io_executor executor, Informers informers,
-                 cluster::MemberRegistry& members, kube::EventRecorder& events,
+                 MemberRegistry& members, kube::EventRecorder& events,
                  SyncControllerOptions options = {});
   api::Result<kube::ReconcileResult> reconcile(const std::string& key) override;
   void watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
@@ -74,6 +74,7 @@ class SyncController final : public kube::Reconciler {
   struct Retry {
     bool soon = false;
     bool backoff = false;
+    bool poll = false;  // a copy was read live: no member event will report its changes
   };
   // Any kind but Deployments (object_sync.cc).
   api::Result<kube::ReconcileResult> reconcileObject(const std::string& key,
@@ -89,8 +90,8 @@ class SyncController final : public kube::Reconciler {
                                              const std::string& key);
   // What a member cleanup pass does on one reachable member: nullopt when nothing of the object
   // is left there, else why not.
-  using RemoveFromMember = std::function<std::optional<std::string>(
-      cluster::MemberConnection& member, const std::string& cluster)>;
+  using RemoveFromMember = std::function<std::optional<std::string>(MemberConnection& member,
+                                                                    const std::string& cluster)>;
   // The cleanup finalizer of a federated object (`meta`, of `ownerResource`): removes its member
   // copies on every member (waiting for members that are down, up to the failover grace), then the
   // finalizer. `what` names the copies in Events ("Deployments").
@@ -106,7 +107,7 @@ class SyncController final : public kube::Reconciler {
   kube::RestClient& host_;
   boost::asio::any_io_executor executor_;
   Informers informers_;
-  cluster::MemberRegistry& members_;
+  MemberRegistry& members_;
   kube::EventRecorder& events_;
   SyncControllerOptions options_;
   // Member Deployments this process deleted whose deletion its caches may not have seen yet

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "controllers/cluster/member_registry.h"
 #include "controllers/common/managed.h"
+#include "controllers/common/member_registry.h"
 #include "controllers/common/typed.h"
 #include "controllers/status/status_controller.h"
 #include "controllers/testing/member_fixture.h"
@@ -27,8 +27,7 @@ using testing::kMember;
 
 class SyncReconcilerTest : public testing::MemberReconcilerTest {
  protected:
-  std::unique_ptr<SyncController> controller(kube::RestClient& host,
-                                             cluster::MemberRegistry& registry) {
+  std::unique_ptr<SyncController> controller(kube::RestClient& host, MemberRegistry& registry) {
     return std::make_unique<SyncController>(
         host, io.io().get_executor(), Informers{*fds, *rbs, *clusters, fos, cfos, crbs}, registry,
         events, SyncControllerOptions{.hostId = "test-host"});
@@ -67,6 +66,12 @@ TEST_F(SyncReconcilerTest, AFederatedObjectReachesItsClusterAndASecondPassWrites
   EXPECT_EQ(fo.at("status").at("clusters").at(0).at("propagation"), "OK");
   auto rb = get(res::kResourceBindings, "settings-configmap");
   EXPECT_EQ(rb.at("status").at("aggregatedStatus").at(0).at("applied"), true);
+  // The scheduler's fields, written before, are kept by the sync controller's status write.
+  bool scheduled = false;
+  for (const auto& c : rb.at("status").at("conditions").as_array())
+    scheduled = scheduled || (c.at("type") == "Scheduled" && c.at("status") == "True");
+  EXPECT_TRUE(scheduled) << "the scheduler's condition was undone";
+  EXPECT_EQ(rb.at("status").at("schedulerObservedGeneration"), rb.at("metadata").at("generation"));
 
   caughtUp(*fos, "settings-configmap");
   caughtUp(*rbs, "settings-configmap");
@@ -74,6 +79,22 @@ TEST_F(SyncReconcilerTest, AFederatedObjectReachesItsClusterAndASecondPassWrites
   ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
   EXPECT_EQ(hostWrites(), host) << "a converged object wrote to the host again";
   EXPECT_EQ(writes(memberClient()), member) << "a converged object wrote to the member again";
+}
+
+// Copies are watched on their member (MemberConnection::objects): an edit made there is reported
+// at once, and the reconcile it brings puts the copy back.
+TEST_F(SyncReconcilerTest, AnEditOfACopyOnItsMemberIsReportedAndUndone) {
+  federatedConfigMap();
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
+  auto copy = memberObject(kConfigMaps, "settings");
+  ASSERT_FALSE(copy.empty());
+  const auto before = changes(key("settings-configmap"));
+  copy["data"].as_object()["LOG_LEVEL"] = "edited-on-the-member";
+  ASSERT_TRUE(io.run(memberClient().update(kConfigMaps, copy)));
+  ASSERT_TRUE(eventually([&] { return changes(key("settings-configmap")) > before; }))
+      << "the member edit was not reported";
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
+  EXPECT_EQ(memberObject(kConfigMaps, "settings").at("data").at("LOG_LEVEL"), "info");
 }
 
 TEST_F(SyncReconcilerTest, AnUnmanagedMemberObjectIsReportedAndLeftUntouched) {

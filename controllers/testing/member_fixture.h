@@ -3,9 +3,11 @@
 // and the host informers the member-side controllers read (sync, status, automigration).
 #pragma once
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <mutex>
 
-#include "controllers/cluster/member_registry.h"
+#include "controllers/common/member_registry.h"
 #include "controllers/common/typed.h"
 #include "controllers/testing/reconciler_env.h"
 #include "kube/net/test_server.h"
@@ -52,12 +54,17 @@ class MemberReconcilerTest : public ReconcilerTest {
     ASSERT_TRUE(io.run(client->updateStatus(resources::kFederatedClusters, fc)));
   }
   // A registry connected to the member; `agent` chooses the member's injected faults.
-  cluster::MemberRegistry* connect(const std::string& agent) {
-    cluster::MemberRegistryOptions options;
+  MemberRegistry* connect(const std::string& agent) {
+    MemberRegistryOptions options;
     if (!agent.empty()) options.userAgent = agent;
-    registries.push_back(
-        std::make_unique<cluster::AsioMemberRegistry>(io.io().get_executor(), options));
+    registries.push_back(std::make_unique<AsioMemberRegistry>(io.io().get_executor(), options));
     auto& registry = *registries.back();
+    MemberEvents recorded;
+    recorded.objectChanged = [this](const std::string&, const std::string& binding) {
+      std::lock_guard lock(changedMutex);
+      changedObjects.push_back(binding);
+    };
+    registry.setEvents(std::move(recorded));
     auto connection = registry.ensure(kMember, ReconcilerEnv::get().member(), "fp");
     EXPECT_TRUE(connection) << connection.error();
     EXPECT_TRUE(net::testing::eventually([&] { return (*connection)->synced(); },
@@ -109,8 +116,15 @@ class MemberReconcilerTest : public ReconcilerTest {
   std::string key(const std::string& name) { return ns + "/" + name; }
 
   const kube::SharedInformer *fds, *rbs, *clusters, *fos, *cfos, *crbs, *hostDeployments;
-  std::vector<std::unique_ptr<cluster::AsioMemberRegistry>> registries;
-  cluster::MemberRegistry* members = nullptr;
+  // The bindings whose member copies changed (MemberEvents::objectChanged), in order.
+  int changes(const std::string& binding) {
+    std::lock_guard lock(changedMutex);
+    return static_cast<int>(std::count(changedObjects.begin(), changedObjects.end(), binding));
+  }
+  std::mutex changedMutex;
+  std::vector<std::string> changedObjects;
+  std::vector<std::unique_ptr<AsioMemberRegistry>> registries;
+  MemberRegistry* members = nullptr;
 };
 
 }  // namespace flotilla::controllers::testing

@@ -13,9 +13,9 @@
 
 #include <boost/json/fwd.hpp>
 
-namespace flotilla::controllers::cluster {
+namespace flotilla::controllers {
 
 void trimPod(boost::json::object& pod);
 void trimReplicaSet(boost::json::object& replicaSet);
 
-}  // namespace flotilla::controllers::cluster
+}  // namespace flotilla::controllers

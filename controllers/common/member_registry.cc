@@ -1,10 +1,10 @@
-#include "controllers/cluster/member_registry.h"
+#include "controllers/common/member_registry.h"
 
-#include "controllers/cluster/cache_transforms.h"
+#include "controllers/common/cache_transforms.h"
 #include "controllers/common/managed.h"
 #include "controllers/common/typed.h"
 
-namespace flotilla::controllers::cluster {
+namespace flotilla::controllers {
 
 namespace {
 
@@ -48,6 +48,9 @@ class AsioMemberConnection final : public MemberConnection {
         fingerprint_(std::move(fingerprint)),
         executor_(std::move(executor)),
         client_(std::move(client)),
+        informerOptions_(informerOptions),
+        events_(events),
+        hostId_(hostId),
         nodes_(*client_, resources::kNodes, informerOptions),
         pods_(*client_, resources::kPods, transformed(informerOptions, trimPod)),
         deployments_(*client_, resources::kDeployments, managedOnly(informerOptions)),
@@ -110,6 +113,7 @@ class AsioMemberConnection final : public MemberConnection {
     pods_.join();
     deployments_.join();
     replicaSets_.join();
+    for (auto& [_, informer] : objects_) informer->join();
   }
 
   // Ends the watches without waiting; joining happens in the destructor. Stopping every member
@@ -119,6 +123,45 @@ class AsioMemberConnection final : public MemberConnection {
     pods_.stop();
     deployments_.stop();
     replicaSets_.stop();
+    std::lock_guard lock(objectsMutex_);
+    stopping_ = true;
+    for (auto& [_, informer] : objects_) informer->stop();
+  }
+
+  std::shared_ptr<const kube::SharedInformer> objects(const kube::ResourceId& resource) override {
+    const std::string id = resource.apiVersion() + "/" + resource.resource;
+    std::lock_guard lock(objectsMutex_);
+    if (auto it = objects_.find(id); it != objects_.end()) return it->second;
+    if (stopping_) return nullptr;
+    kube::InformerOptions options = managedOnly(informerOptions_);
+    // The interpreters' retain reads who owns a field (a Service's nodePorts).
+    options.dropManagedFields = false;
+    options.transform = [apiVersion = resource.apiVersion(),
+                         kind = resource.kind](boost::json::object& o) {
+      o["apiVersion"] = apiVersion;  // list items come without them; managingBinding needs both
+      o["kind"] = kind;
+    };
+    auto informer = std::make_shared<kube::SharedInformer>(*client_, resource, options);
+    informer->addIndex(kBindingIndex, [hostId = hostId_](const boost::json::object& o) {
+      std::vector<std::string> keys;
+      if (auto key = managingBinding(o, hostId); !key.empty()) keys.push_back(std::move(key));
+      return keys;
+    });
+    kube::EventHandler handler;
+    auto notify = [cluster = name_, f = events_.objectChanged,
+                   hostId = hostId_](const kube::ObjectPtr& o) {
+      if (!f) return;
+      if (auto key = managingBinding(*o, hostId); !key.empty()) f(cluster, key);
+    };
+    handler.onAdd = notify;
+    handler.onUpdate = [notify](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+      if (a != b) notify(b);
+    };
+    handler.onDelete = [notify](const kube::ObjectPtr& o, bool) { notify(o); };
+    informer->addHandler(handler);
+    informer->start(executor_);
+    objects_[id] = informer;
+    return informer;
   }
 
   const std::string& name() const override { return name_; }
@@ -139,10 +182,16 @@ class AsioMemberConnection final : public MemberConnection {
   std::string fingerprint_;
   boost::asio::any_io_executor executor_;
   std::unique_ptr<kube::RestClient> client_;
+  kube::InformerOptions informerOptions_;
+  MemberEvents events_;
+  std::string hostId_;
   kube::SharedInformer nodes_;
   kube::SharedInformer pods_;
   kube::SharedInformer deployments_;
   kube::SharedInformer replicaSets_;
+  std::mutex objectsMutex_;
+  bool stopping_ = false;
+  std::map<std::string, std::shared_ptr<kube::SharedInformer>> objects_;  // by apiVersion/plural
 };
 
 AsioMemberRegistry::AsioMemberRegistry(boost::asio::any_io_executor executor,
@@ -223,4 +272,4 @@ std::vector<std::string> AsioMemberRegistry::names() const {
   return out;
 }
 
-}  // namespace flotilla::controllers::cluster
+}  // namespace flotilla::controllers

@@ -1,4 +1,4 @@
-#include "controllers/cluster/cache_transforms.h"
+#include "controllers/common/cache_transforms.h"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,10 @@
 
 #include "controllers/cluster/resources.h"
 
-namespace flotilla::controllers::cluster {
+namespace flotilla::controllers {
 namespace {
 namespace json = boost::json;
+using cluster::PodUsageCache;
 
 json::object parse(const char* text) { return json::parse(text).as_object(); }
 
@@ -79,4 +80,4 @@ TEST(CacheTransformsTest, MalformedShapesAreLeftAlone) {
 }
 
 }  // namespace
-}  // namespace flotilla::controllers::cluster
+}  // namespace flotilla::controllers

@@ -1,7 +1,7 @@
 // The operator's connections to member clusters: one REST client and one set of informers per
-// member, shared by every controller that talks to it (cluster now; sync, status and
-// auto-migration with later issues). The cluster controller creates, rebuilds (when the
-// credentials change) and removes connections; the others only look them up.
+// member, shared by every controller that talks to members (cluster, sync, status,
+// automigration), so it belongs to none of them. The cluster controller creates, rebuilds (when
+// the credentials change) and removes connections; the others only look them up.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -17,7 +17,7 @@
 #include "kube/client/rest_client.h"
 #include "kube/config/rest_config.h"
 
-namespace flotilla::controllers::cluster {
+namespace flotilla::controllers {
 
 class MemberConnection {
  public:
@@ -36,6 +36,12 @@ class MemberConnection {
   // ReplicaSet copies them), with the index kBindingHashIndex (the flotilla.io/binding label).
   // The pods() informer has the same index, for the pods of Flotilla's workloads.
   virtual const kube::SharedInformer& replicaSets() const = 0;
+  // Flotilla's copies of any other kind on the member (label flotilla.io/managed-by=flotilla),
+  // watched from the first call on: a kind is watched on a member once something of it is
+  // propagated there (docs/design.md §11). Items carry apiVersion and kind, keep their
+  // managedFields, and are indexed by kBindingIndex; their changes reach
+  // MemberEvents::objectChanged. Not synced right after the first call: read live meanwhile.
+  virtual std::shared_ptr<const kube::SharedInformer> objects(const kube::ResourceId& resource) = 0;
   virtual bool synced() const = 0;
   virtual boost::asio::any_io_executor executor() = 0;
 };
@@ -55,6 +61,8 @@ struct MemberEvents {
   // hash of the binding key: controllers/common/managed.h).
   std::function<void(const std::string& cluster, const std::string& bindingHash)>
       workloadPodChanged;
+  // A copy of any other kind (MemberConnection::objects) of `binding` changed, status included.
+  std::function<void(const std::string& cluster, const std::string& binding)> objectChanged;
 };
 
 class MemberRegistry {
@@ -114,4 +122,4 @@ class AsioMemberRegistry final : public MemberRegistry {
   std::map<std::string, std::shared_ptr<AsioMemberConnection>> members_;
 };
 
-}  // namespace flotilla::controllers::cluster
+}  // namespace flotilla::controllers

@@ -1,10 +1,10 @@
-#include "controllers/cluster/cache_transforms.h"
+#include "controllers/common/cache_transforms.h"
 
 #include <boost/json.hpp>
 #include <initializer_list>
 #include <string_view>
 
-namespace flotilla::controllers::cluster {
+namespace flotilla::controllers {
 namespace json = boost::json;
 
 namespace {
@@ -58,4 +58,4 @@ void trimReplicaSet(json::object& replicaSet) {
   replicaSet.erase("status");
 }
 
-}  // namespace flotilla::controllers::cluster
+}  // namespace flotilla::controllers
