@@ -247,6 +247,9 @@ expect_contains "kubectl get fo: a Widget's" "$(kubectl get fo -n "$NS")" "Widge
 
 # --- Restart over the converged fleet: zero writes on the host and on every member ---
 quiet a || e2e_fail "the operator should go quiet over the converged application"
+# A real host's namespace controller may still be emptying the namespaces of earlier runs (one
+# DELETE per resource type, per pass): not Flotilla's writes, so they must be over first.
+eventually 120 no_terminating || e2e_fail "namespaces still terminating: $(kubectl get ns)"
 export MEMBER_WRITE_RESOURCES="deployments|namespaces|configmaps|secrets|services|serviceaccounts|clusterroles|customresourcedefinitions|widgets"
 declare -A before_writes=()
 before_writes[host]=$(writes "$KUBECONFIG")

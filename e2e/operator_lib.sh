@@ -12,6 +12,8 @@ PODS_RUN=1
 export KUBECACHEDIR=$WORK/kube-cache
 PERIOD=1  # --cluster-probe-period in seconds; thresholds below are in probe periods
 cleanup() {
+  # Supervised operators (real clusters) are not to be started again: mark them stopping first.
+  for f in "$WORK"/operator-*.pid; do [[ -e $f ]] && touch "${f%.pid}.stopping"; done
   for pid in $(cat "$WORK"/operator-*.pid 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
   if ((${E2E_FAILURES:-0} > 0)); then  # what the operator said, for a failure seen only in CI
     for log in "$WORK"/operator-*.log; do
@@ -160,7 +162,8 @@ supervise_operator() {
   local name=$1 suite=$$ pid
   while kill -0 "$suite" 2>/dev/null && [[ ! -e $WORK/operator-$name.stopping ]]; do
     pid=$(cat "$WORK/operator-$name.pid" 2>/dev/null) || return 0
-    if ! kill -0 "$pid" 2>/dev/null && [[ ! -e $WORK/operator-$name.stopping ]]; then
+    if ! kill -0 "$pid" 2>/dev/null && [[ ! -e $WORK/operator-$name.stopping ]] &&
+      kill -0 "$suite" 2>/dev/null; then
       echo "e2e: operator $name (pid $pid) exited by itself; starting it again"
       run_operator "$@"
     fi
@@ -228,6 +231,10 @@ member_start() {
   fi
 }
 
+# no_terminating: no namespace of the host is being emptied (a real host's namespace controller
+# writes while it is; measure writes only after it is done).
+no_terminating() { ! kubectl get ns --no-headers 2>/dev/null | grep -q Terminating; }
+
 # mkubectl MEMBER args...: kubectl against a member.
 mkubectl() { local m=$1; shift; kubectl --kubeconfig "${MEMBER_KUBECONFIG[$m]}" "$@"; }
 
@@ -268,7 +275,9 @@ quiet() {
     fi
     sleep 0.2
   done
-  echo "quiet: still busy after 30 s; what changed:"
-  diff <(echo "$first") <(metrics "$1" | grep -E '^flotilla_controller_reconcile_total|^flotilla_scheduler_schedule_attempts_total|^flotilla_workqueue_depth') | grep '^[<>]'
+  echo "quiet: still busy after 30 s; what changed, and the queues not empty:"
+  m=$(metrics "$1")
+  diff <(echo "$first") <(grep -E '^flotilla_controller_reconcile_total|^flotilla_scheduler_schedule_attempts_total|^flotilla_workqueue_depth' <<<"$m") | grep '^[<>]'
+  grep -E '^flotilla_workqueue_depth\{.*\} [1-9]|^flotilla_scheduler_queue_depth\{.*\} [1-9]' <<<"$m"
   return 1
 }

@@ -77,7 +77,6 @@ fi
 quiet a || e2e_fail "the operator should go quiet over the converged demo"
 # A real host's namespace controller is still emptying the namespaces earlier suites deleted (one
 # DELETE per resource type, per pass); those writes are not Flotilla's, so they must be over first.
-no_terminating() { ! kubectl get ns --no-headers 2>/dev/null | grep -q Terminating; }
 eventually 120 no_terminating || e2e_fail "namespaces still terminating: $(kubectl get ns)"
 declare -A before_writes=()
 before_writes[host]=$(writes "$KUBECONFIG")

@@ -49,13 +49,7 @@ class AutoMigrationReconcilerTest : public testing::MemberReconcilerTest {
             "spec": {"containers": [{"name": "big", "image": "nginx:1.27",
               "resources": {"requests": {"cpu": "3"}}}]}}}}}})");
     caughtUp(*fds, "big");
-    bind(fd, "FederatedDeployment",
-         json::object{{"apiVersion", "flotilla.io/v1alpha1"},
-                      {"kind", "FederatedDeployment"},
-                      {"namespace", ns},
-                      {"name", "big"},
-                      {"uid", fd.at("metadata").at("uid")}},
-         4, {kMember},
+    bind(fd, 4, {kMember},
          json::object{{"policy", json::object{{"kind", "PropagationPolicy"}, {"name", "p"}}}});
     sync::SyncController sync(*client, io.io().get_executor(),
                               sync::Informers{*fds, *rbs, *clusters, fos, cfos, crbs}, *members,

@@ -41,13 +41,7 @@ class SyncReconcilerTest : public testing::MemberReconcilerTest {
     fo["spec"].as_object()["template"].as_object()["metadata"].as_object()["namespace"] = ns;
     fo = create(*client, res::kFederatedObjects, fo);
     caughtUp(*fos, "settings-configmap");
-    bind(fo, "FederatedObject",
-         json::object{{"apiVersion", "v1"},
-                      {"kind", "ConfigMap"},
-                      {"namespace", ns},
-                      {"name", "settings"},
-                      {"uid", fo.at("metadata").at("uid")}},
-         0, {kMember});
+    bind(fo, 0, {kMember});
     return fo;
   }
 };
@@ -123,13 +117,7 @@ TEST_F(SyncReconcilerTest, AClusterNoLongerTargetedLosesItsCopy) {
   ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
   ASSERT_FALSE(memberObject(kConfigMaps, "settings").empty());
   caughtUp(*fos, "settings-configmap");
-  bind(fo, "FederatedObject",
-       json::object{{"apiVersion", "v1"},
-                    {"kind", "ConfigMap"},
-                    {"namespace", ns},
-                    {"name", "settings"},
-                    {"uid", fo.at("metadata").at("uid")}},
-       0, {"elsewhere"});
+  bind(fo, 0, {"elsewhere"});
   ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
   EXPECT_TRUE(memberObject(kConfigMaps, "settings").empty());
 }
@@ -176,13 +164,7 @@ TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComes
         "template": {"metadata": {"labels": {"app": "web"}},
           "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}}})");
   caughtUp(*fds, "web");
-  bind(fd, "FederatedDeployment",
-       json::object{{"apiVersion", "flotilla.io/v1alpha1"},
-                    {"kind", "FederatedDeployment"},
-                    {"namespace", ns},
-                    {"name", "web"},
-                    {"uid", fd.at("metadata").at("uid")}},
-       2, {kMember});
+  bind(fd, 2, {kMember});
   auto result = controller(*client, *members)->reconcile(key("web"));
   ASSERT_TRUE(result) << result.error();
   auto copy = memberObject(res::kDeployments, "web");

@@ -71,10 +71,23 @@ class MemberReconcilerTest : public ReconcilerTest {
                                          std::chrono::seconds(30)));
     return &registry;
   }
-  // A binding as the binding controller and the scheduler leave it: owned by `owner`, placed on
-  // `clusters`, Scheduled for its generation; `spec` adds fields (a policy reference).
-  void bind(const json::object& owner, const std::string& ownerKind, json::object resource,
-            int32_t replicas, const std::vector<std::string>& targets, json::object spec = {}) {
+  // A binding as the binding controller and the scheduler leave it: owned by `owner` (a
+  // FederatedDeployment or a FederatedObject, as the server returned it), naming what members
+  // receive, placed on `targets`, Scheduled for its generation; `spec` adds fields (a policy).
+  void bind(const json::object& owner, int32_t replicas, const std::vector<std::string>& targets,
+            json::object spec = {}) {
+    const std::string ownerKind(owner.at("kind").as_string());
+    json::object resource{{"apiVersion", owner.at("apiVersion")},
+                          {"kind", ownerKind},
+                          {"namespace", ns},
+                          {"name", owner.at("metadata").at("name")},
+                          {"uid", owner.at("metadata").at("uid")}};
+    if (ownerKind != "FederatedDeployment") {
+      const auto& t = owner.at("spec").at("template").as_object();
+      resource["apiVersion"] = t.at("apiVersion");
+      resource["kind"] = t.at("kind");
+      resource["name"] = t.at("metadata").at("name");
+    }
     const std::string name(owner.at("metadata").at("name").as_string());
     json::array placed;
     for (const auto& c : targets)
