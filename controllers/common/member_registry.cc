@@ -128,14 +128,19 @@ class AsioMemberConnection final : public MemberConnection {
     for (auto& [_, informer] : objects_) informer->stop();
   }
 
+  std::shared_ptr<const kube::SharedInformer> watchedObjects(
+      const kube::ResourceId& resource) const override {
+    std::lock_guard lock(objectsMutex_);
+    auto it = objects_.find(resource.apiVersion() + "/" + resource.resource);
+    return it == objects_.end() ? nullptr : it->second;
+  }
+
   std::shared_ptr<const kube::SharedInformer> objects(const kube::ResourceId& resource) override {
     const std::string id = resource.apiVersion() + "/" + resource.resource;
     std::lock_guard lock(objectsMutex_);
     if (auto it = objects_.find(id); it != objects_.end()) return it->second;
     if (stopping_) return nullptr;
     kube::InformerOptions options = managedOnly(informerOptions_);
-    // The interpreters' retain reads who owns a field (a Service's nodePorts).
-    options.dropManagedFields = false;
     options.transform = [apiVersion = resource.apiVersion(),
                          kind = resource.kind](boost::json::object& o) {
       o["apiVersion"] = apiVersion;  // list items come without them; managingBinding needs both
@@ -189,7 +194,7 @@ class AsioMemberConnection final : public MemberConnection {
   kube::SharedInformer pods_;
   kube::SharedInformer deployments_;
   kube::SharedInformer replicaSets_;
-  std::mutex objectsMutex_;
+  mutable std::mutex objectsMutex_;
   bool stopping_ = false;
   std::map<std::string, std::shared_ptr<kube::SharedInformer>> objects_;  // by apiVersion/plural
 };

@@ -40,8 +40,12 @@ class MemberConnection {
   // watched from the first call on: a kind is watched on a member once something of it is
   // propagated there (docs/design.md §11). Items carry apiVersion and kind, keep their
   // managedFields, and are indexed by kBindingIndex; their changes reach
-  // MemberEvents::objectChanged. Not synced right after the first call: read live meanwhile.
+  // MemberEvents::objectChanged. Trust it only while it is watching() (not right after the first
+  // call, nor while its watch fails, as without the `watch` verb): read live meanwhile.
   virtual std::shared_ptr<const kube::SharedInformer> objects(const kube::ResourceId& resource) = 0;
+  // The same cache if it was started already (nothing is started).
+  virtual std::shared_ptr<const kube::SharedInformer> watchedObjects(
+      const kube::ResourceId& resource) const = 0;
   virtual bool synced() const = 0;
   virtual boost::asio::any_io_executor executor() = 0;
 };

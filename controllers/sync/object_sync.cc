@@ -109,7 +109,7 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   // request. What it does not hold (an object Flotilla did not make, or none) is read live, and so
   // is a cached copy that looks out of date, before anything is written over it.
   auto watched = member->objects(*resource);
-  const bool cacheSynced = watched && watched->hasSynced();
+  const bool cacheSynced = watched && watched->watching();
   if (!cacheSynced) retry->poll = true;  // no event will say when its health changes
   std::optional<json::object> live;
   bool fromCache = false;
@@ -157,6 +157,8 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   }
   switch (plan.step) {
     case MemberStep::kConflict:
+      // Not ours, so not in the cache of Flotilla's copies: no event says when it goes away.
+      retry->poll = true;
       out.health = interpreter.health(nullptr);
       return fail(propagation::kConflict, plan.message);
     case MemberStep::kNone:
@@ -315,9 +317,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       if (!member || !member->synced() || !readyProblem(cluster).empty()) continue;
       auto resource = await(member->executor(), member->client().resourceFor(apiVersion, kind));
       if (!resource) continue;  // the kind is not served there: nothing of it to remove
-      // A synced cache of Flotilla's copies that holds none: nothing of ours is there.
-      if (auto watched = member->objects(*resource);
-          watched && watched->hasSynced() &&
+      // A following cache of Flotilla's copies that holds none: nothing of ours is there. (Only
+      // a cache already started: a kind is not watched on members it was never propagated to.)
+      if (auto watched = member->watchedObjects(*resource);
+          watched && watched->watching() &&
           !watched->store().get(ns.empty() ? name : ns + "/" + name))
         continue;
       auto got = await(member->executor(), member->client().get(*resource, ns, name));

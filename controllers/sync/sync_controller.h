@@ -74,7 +74,9 @@ class SyncController final : public kube::Reconciler {
   struct Retry {
     bool soon = false;
     bool backoff = false;
-    bool poll = false;  // a copy was read live: no member event will report its changes
+    // A copy no member event will report (its kind's cache is not following, or the object is
+    // not Flotilla's): read again every healthPoll until healthy.
+    bool poll = false;
   };
   // Any kind but Deployments (object_sync.cc).
   api::Result<kube::ReconcileResult> reconcileObject(const std::string& key,

@@ -34,6 +34,7 @@ struct SharedInformer::State {
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
   std::atomic<bool> synced{false};
+  std::atomic<bool> watching{false};  // a watch stream is open
   asio::any_io_executor executor;
   std::unique_ptr<WatchStream> stream;  // touched only on the executor
   mutable std::mutex errorMutex;
@@ -139,6 +140,7 @@ asio::awaitable<WatchEnd> watchOnce(StatePtr s, std::string& resourceVersion,
   }
   ++s->stats.watches;
   s->stream = std::move(*opened);
+  s->watching = true;
   const milliseconds idle = s->options.idleTimeout;
   WatchEnd end = WatchEnd::kResume;
   while (!s->stopping) {
@@ -196,6 +198,7 @@ asio::awaitable<WatchEnd> watchOnce(StatePtr s, std::string& resourceVersion,
     }
     if (end == WatchEnd::kFailed) break;
   }
+  s->watching = false;
   s->stream->close();
   s->stream.reset();
   co_return end;
@@ -346,6 +349,7 @@ void SharedInformer::stop() {
 }
 
 bool SharedInformer::hasSynced() const { return state_->synced; }
+bool SharedInformer::watching() const { return state_->synced && state_->watching; }
 const Indexer& SharedInformer::store() const { return state_->indexer; }
 const ResourceId& SharedInformer::resource() const { return state_->resource; }
 const InformerStats& SharedInformer::stats() const { return state_->stats; }

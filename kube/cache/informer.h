@@ -83,6 +83,9 @@ class SharedInformer {
   void join();
 
   bool hasSynced() const;
+  // Synced and a watch open now: the cache follows the server. False between watches and while
+  // watching fails (a 403, an unreachable server), when the cache may be frozen in the past.
+  bool watching() const;
   const Indexer& store() const;
   const ResourceId& resource() const;
   const InformerStats& stats() const;

@@ -401,6 +401,43 @@ TEST(Indexer, AThrowingIndexFunctionLeavesTheStoreConsistent) {
 
 // stop() ends a backoff wait at once: removing a member cluster joins its informers, and a
 // member that failed for a while waits up to maxBackoff between lists (30 s by default).
+// A cache is trusted only while it follows the server: synced with a watch open. A role with
+// list but not watch (a member joined before the verb was granted) syncs a cache that would
+// otherwise freeze at its list.
+TEST(Informer, WatchingOnlyWhileAWatchIsOpen) {
+  Served served(5);
+  auto [io, truth, delayer, client] = served.parts();
+  InformerOptions options;
+  options.delayer = delayer;
+  SharedInformer informer(*client, kConfigMaps, options);
+  EXPECT_FALSE(informer.watching());
+  informer.start(io.io().get_executor());
+  ASSERT_TRUE(eventually([&] { return informer.watching(); }));
+  informer.stop();
+}
+
+TEST(Informer, ARefusedWatchLeavesASyncedCacheThatIsNotWatching) {
+  IoThread io;
+  testing::ScriptedServer server(io, [&](const net::HttpRequest& request) {
+    if (request.target.find("watch=") != std::string::npos)
+      return testing::json(403, testing::status(403, "Forbidden", "cannot watch configmaps"));
+    return testing::json(
+        200, R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},)"
+             R"("items":[]})");
+  });
+  RestConfig config;
+  config.server = server.url();
+  RestClientOptions clientOptions;
+  clientOptions.maxRetries = 0;
+  auto client = RestClient::create(io.io().get_executor(), config, clientOptions).value();
+  SharedInformer informer(*client, kConfigMaps, InformerOptions{});
+  informer.start(io.io().get_executor());
+  ASSERT_TRUE(eventually([&] { return informer.hasSynced() && !informer.lastError().empty(); }));
+  EXPECT_FALSE(informer.watching());
+  informer.stop();
+  informer.join();
+}
+
 TEST(Informer, StopEndsABackoffWithoutWaitingItOut) {
   IoThread io;
   std::atomic<int> lists{0};
