@@ -62,18 +62,24 @@ class AutoMigrationReconcilerTest : public testing::MemberReconcilerTest {
         [&] {
           auto pods = io.run(memberClient().list(res::kPods, ns, {}));
           if (!pods) return false;
-          int running = 0, pending = 0;
+          // Settled: every pod either placed and running (the estimate counts what runs) or
+          // tried by the scheduler and left Unschedulable.
+          int running = 0, unschedulable = 0;
           for (const auto& pod : pods->items) {
             const auto* status = pod.if_contains("status");
             const auto* phase = status ? status->as_object().if_contains("phase") : nullptr;
             const auto* spec = pod.if_contains("spec");
-            const bool onNode = spec && spec->as_object().if_contains("nodeName");
-            if (!onNode) ++pending;
-            if (onNode && phase && *phase == "Running") ++running;
+            if (spec && spec->as_object().if_contains("nodeName")) {
+              if (phase && *phase == "Running") ++running;
+              continue;
+            }
+            const auto* conditions =
+                status ? status->as_object().if_contains("conditions") : nullptr;
+            for (const auto& c : conditions ? conditions->as_array() : json::array{})
+              if (c.at("type") == "PodScheduled" && c.at("status") == "False") ++unschedulable;
           }
-          // Every placed pod running (the estimate counts what runs), the rest pending.
           this->bound = running;
-          return running + pending == 4 && pending >= 2;
+          return running + unschedulable == 4 && unschedulable >= 2;
         },
         30s));
   }
