@@ -290,72 +290,90 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     if (!added) return retryOnConflict(added.error());
     return kube::ReconcileResult{};  // the update brings it back
   }
-  const auto* scheduled = api::findCondition(rb->status.conditions, "Scheduled");
-  const bool placementCurrent = !rb->spec.clusters.empty() && scheduled &&
-                                scheduled->status == "True" &&
-                                rb->status.schedulerObservedGeneration >= rb->metadata.generation;
   const bool adoptAllowed = rb->spec.conflictResolution == "Adopt";
+
+  // What each cluster may hold (sync_plan.h): a following cache of Flotilla's copies that holds
+  // none says nothing of ours is there (only a cache already started: a kind is not watched on
+  // members it was never propagated to).
+  SyncPlanInput input{rb->spec.clusters, placementCurrent(*rb), std::nullopt, false, {}};
+  std::set<std::string> seen;
+  auto observe = [&](const std::string& cluster, bool target) {
+    ClusterObservation c{cluster};
+    auto member = members_.get(cluster);
+    if (!member || !member->synced()) return c;
+    c.connected = true;
+    c.ready = readyProblem(cluster).empty();
+    if (target || !c.ready) return c;  // (what a target holds is read when it is synced)
+    auto resource = await(member->executor(), member->client().resourceFor(apiVersion, kind));
+    if (!resource) {
+      c.holds = false;  // the kind is not served there (or cannot be asked): nothing to remove
+    } else if (auto watched = member->watchedObjects(*resource); watched && watched->watching()) {
+      c.holds = watched->store().get(ns.empty() ? name : ns + "/" + name) != nullptr;
+    }
+    return c;
+  };
+  for (const auto& target : rb->spec.clusters)
+    if (seen.insert(target.name).second) input.clusters.push_back(observe(target.name, true));
+  if (input.placementCurrent) {  // (only then is anything removed)
+    for (const auto& cluster : members_.names())
+      if (seen.insert(cluster).second) input.clusters.push_back(observe(cluster, false));
+  }
+  const SyncPlan plan = planSync(input);
 
   Retry retry;
   std::vector<ClusterState> states;
   std::vector<std::optional<json::object>> lives;
-  std::set<std::string> targets;
-  for (const auto& target : rb->spec.clusters) {
-    targets.insert(target.name);
-    std::optional<json::object> live;
-    states.push_back(syncObjectCluster(fo, interpreter, key, target.name, target.replicas,
-                                       adoptAllowed, &retry, &live));
-    lives.push_back(std::move(live));
-  }
-  // Clusters no longer targeted: remove the copy Flotilla made for this binding, and only that.
-  if (placementCurrent) {
-    for (const auto& cluster : members_.names()) {
-      if (targets.count(cluster)) continue;
-      auto member = members_.get(cluster);
-      // Not connected yet, or unreachable: what is there is not known; the readiness watch
-      // brings this binding back when the cluster returns.
-      if (!member || !member->synced() || !readyProblem(cluster).empty()) continue;
-      auto resource = await(member->executor(), member->client().resourceFor(apiVersion, kind));
-      if (!resource) continue;  // the kind is not served there: nothing of it to remove
-      // A following cache of Flotilla's copies that holds none: nothing of ours is there. (Only
-      // a cache already started: a kind is not watched on members it was never propagated to.)
-      if (auto watched = member->watchedObjects(*resource);
-          watched && watched->watching() &&
-          !watched->store().get(ns.empty() ? name : ns + "/" + name))
-        continue;
-      auto got = await(member->executor(), member->client().get(*resource, ns, name));
-      if (!got) {
-        if (got.error().code != 404) {
-          retry.backoff = true;
-          states.push_back({cluster, propagation::kDeletionFailed, got.error().message, {}, false});
-        }
-        continue;
+  for (const auto& action : plan.actions) {
+    if (action.step != SyncStep::kRemove) {  // (kinds without make-before-break never hold)
+      std::optional<json::object> live;
+      states.push_back(syncObjectCluster(fo, interpreter, key, action.cluster, action.replicas,
+                                         adoptAllowed, &retry, &live));
+      lives.push_back(std::move(live));
+      continue;
+    }
+    // No longer targeted: remove the copy Flotilla made for this binding, and only that.
+    const std::string& cluster = action.cluster;
+    auto member = members_.get(cluster);
+    if (!member) continue;
+    auto resource = await(member->executor(), member->client().resourceFor(apiVersion, kind));
+    if (!resource) continue;  // (observed as served a moment ago)
+    auto got = await(member->executor(), member->client().get(*resource, ns, name));
+    if (!got) {
+      if (got.error().code != 404) {
+        retry.backoff = true;
+        states.push_back({cluster, propagation::kDeletionFailed, got.error().message, {}, false});
       }
-      (*got)["apiVersion"] = apiVersion;
-      (*got)["kind"] = kind;
-      const auto plan = planMember({.targeted = false,
-                                    .desired = nullptr,
-                                    .live = &*got,
-                                    .bindingKey = key,
-                                    .hostId = options_.hostId,
-                                    .adoptAllowed = adoptAllowed});
-      if (plan.step != MemberStep::kDelete) continue;
-      kube::DeleteOptions options;
-      options.preconditionUid = memberUid(*got);
-      auto gone = await(member->executor(), member->client().remove(*resource, ns, name, options));
-      if (!gone && gone.error().code != 404) {
-        retry.soon = true;
-        states.push_back({cluster, propagation::kDeletionFailed, gone.error().message, {}, false});
-      } else {
-        log::info(kObjectSync, key,
-                  "removed " + kind + " " + name + " from " + cluster + " (no longer targeted)");
-      }
+      continue;
+    }
+    (*got)["apiVersion"] = apiVersion;
+    (*got)["kind"] = kind;
+    const auto step = planMember({.targeted = false,
+                                  .desired = nullptr,
+                                  .live = &*got,
+                                  .bindingKey = key,
+                                  .hostId = options_.hostId,
+                                  .adoptAllowed = adoptAllowed});
+    if (step.step != MemberStep::kDelete) continue;
+    kube::DeleteOptions options;
+    options.preconditionUid = memberUid(*got);
+    auto gone = await(member->executor(), member->client().remove(*resource, ns, name, options));
+    if (!gone && gone.error().code != 404) {
+      retry.soon = true;
+      states.push_back({cluster, propagation::kDeletionFailed, gone.error().message, {}, false});
+    } else {
+      log::info(kObjectSync, key,
+                "removed " + kind + " " + name + " from " + cluster + " (no longer targeted)");
     }
   }
+  PassOutcome pass{.soon = retry.soon, .backoff = retry.backoff};
   for (const auto& s : states) {
-    if (s.propagation == kUndecided)
-      return kube::ReconcileResult{false, duration_cast<nanoseconds>(seconds(1))};
+    pass.undecided = pass.undecided || s.propagation == kUndecided;
+    // A copy whose kind is watched on its member brings this object back when it changes; one
+    // that is not (its cache still listing) is read again until it is healthy.
+    pass.pollUnhealthy = pass.pollUnhealthy || (retry.poll && s.target &&
+                                                s.health.health != interpreter::Health::kHealthy);
   }
+  if (pass.undecided) return toResult(requeueAfter(pass, retryTimes()));
   const auto now = options_.wallClock();
   const std::string nowText = api::formatRfc3339(now);
 
@@ -416,16 +434,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       }
     }
   }
-  if (retry.soon)
-    return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
-  if (retry.backoff) return kube::ReconcileResult{true, {}};
-  // A copy whose kind is watched on its member brings this object back when it changes; one
-  // that is not (its cache still listing) is read again until it is healthy.
-  for (const auto& s : states) {
-    if (retry.poll && s.target && s.health.health != interpreter::Health::kHealthy)
-      return kube::ReconcileResult{false, options_.healthPoll};
-  }
-  return kube::ReconcileResult{};
+  return toResult(requeueAfter(pass, retryTimes()));
 }
 
 }  // namespace flotilla::controllers::sync

@@ -15,6 +15,7 @@
 #include "controllers/sync/member_namespace.h"
 #include "controllers/sync/member_object.h"
 #include "controllers/sync/move.h"
+#include "controllers/sync/sync_plan.h"
 
 namespace flotilla::controllers::sync {
 
@@ -34,7 +35,7 @@ std::string uidOf(const json::object& o) {
 // The scheduler's status describes the binding's current spec (Scheduled=True for its generation),
 // read from the cached object as it is.
 // Read from the JSON directly: it runs for every binding update event.
-bool placementCurrent(const json::object& o) {
+bool placementCurrentIn(const json::object& o) {
   auto field = [](const json::object& in, const char* name) -> const json::value* {
     return in.if_contains(name);
   };
@@ -107,7 +108,7 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
                    kube::Predicate{nullptr,
                                    [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
                                      return kube::generationChanged().update(a, b) ||
-                                            placementCurrent(*a) != placementCurrent(*b);
+                                            placementCurrentIn(*a) != placementCurrentIn(*b);
                                    },
                                    nullptr});
   // A cluster whose readiness changed: retry (or report) the bindings placed on it. Status
@@ -413,115 +414,88 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     if (!added) return retryOnConflict(added.error());
     return kube::ReconcileResult{};  // the update brings it back
   }
-  // Only a binding scheduled for its current generation says where the workload must not be: an
-  // unscheduled (or just recreated) binding never tears members down.
-  const auto* scheduledCondition = api::findCondition(rb->status.conditions, "Scheduled");
-  const bool placementCurrent = !rb->spec.clusters.empty() && scheduledCondition &&
-                                scheduledCondition->status == "True" &&
-                                rb->status.schedulerObservedGeneration >= rb->metadata.generation;
-
-  // Make-before-break: what each cluster holds while replicas move (move.h), from the member
-  // Deployments cached for this binding.
-  std::vector<MoveCluster> moveInput;
-  auto describe = [&](const std::string& cluster, int32_t desired) {
-    MoveCluster m{cluster, desired, std::nullopt, 0, false};
+  // What each cluster holds, from the member Deployments cached for this binding; the plan
+  // (sync_plan.h) says what to apply, hold and remove.
+  SyncPlanInput input{rb->spec.clusters, placementCurrent(*rb),
+                      moveTimeLeft(*rb, options_.gracefulMoveTimeout, options_.wallClock()), true,
+                      {}};
+  std::map<std::string, std::vector<kube::ObjectPtr>> owned;
+  auto observe = [&](const std::string& cluster) {
+    ClusterObservation c{cluster};
     auto member = members_.get(cluster);
-    if (!member || !member->synced() || !readyProblem(cluster).empty()) return m;
-    m.reachable = true;
+    if (!member || !member->synced()) return c;
+    c.connected = true;
+    c.ready = readyProblem(cluster).empty();
+    owned[cluster] = member->deployments().store().byIndex(kBindingIndex, key);
+    // (Only a synced cache says nothing is there: a fresh connection's is still empty.)
+    c.holds = !owned[cluster].empty();
     auto live = member->deployments().store().get(key);
     if (!live) deletedYet(cluster, key, "");  // gone from the cache: forget the deletion
     if (live && managedFor(*live, key, options_.hostId) &&
         !deletedYet(cluster, key, uidOf(*live))) {
-      auto d = fromObject<api::Deployment>(live);
-      if (d) {
-        m.live = d->spec.replicas.value_or(1);
-        m.available = d->status.availableReplicas;
+      if (auto d = fromObject<api::Deployment>(live)) {
+        c.liveReplicas = d->spec.replicas.value_or(1);
+        c.available = d->status.availableReplicas;
       }
     }
-    return m;
+    return c;
   };
-  std::set<std::string> targets;
-  for (const auto& t : rb->spec.clusters) {
-    targets.insert(t.name);
-    moveInput.push_back(describe(t.name, t.replicas));
-  }
-  if (placementCurrent) {
-    // Clusters the binding leaves matter only where something of it still runs.
-    for (const auto& cluster : members_.names()) {
-      if (targets.count(cluster)) continue;
-      auto member = members_.get(cluster);
-      // (Only a synced cache says nothing is there: a fresh connection's is still empty.)
-      if (member && member->synced() &&
-          member->deployments().store().byIndex(kBindingIndex, key).empty()) {
-        deletedYet(cluster, key, "");  // gone from the cache: forget the deletion
-        continue;
-      }
-      moveInput.push_back(describe(cluster, 0));
-    }
-  }
-  const auto now = options_.wallClock();
-  // The move is timed from when the placement in force was written (lastScheduledTime). Until the
-  // scheduler's status describes this spec there is no time to measure from, and nothing is given
-  // up early (that status write follows the spec write at once, or is repaired with a fresh time
-  // after a crash). A placement kept by a failed reschedule keeps its time; a time that cannot be
-  // read never holds replicas for ever.
-  std::optional<nanoseconds> moveLeft;
-  if (rb->status.schedulerObservedGeneration >= rb->metadata.generation) {
-    auto at = api::parseRfc3339(rb->status.lastScheduledTime);
-    moveLeft = at ? duration_cast<nanoseconds>(options_.gracefulMoveTimeout - (now - *at))
-                  : nanoseconds(0);
-  }
-  const MovePlan move = planMove(moveInput, moveLeft && *moveLeft <= nanoseconds(0));
+  std::set<std::string> seen;
+  for (const auto& t : rb->spec.clusters)
+    if (seen.insert(t.name).second) input.clusters.push_back(observe(t.name));
+  for (const auto& cluster : members_.names())
+    if (seen.insert(cluster).second) input.clusters.push_back(observe(cluster));
+  const SyncPlan plan = planSync(input);
 
   Retry retry;
   std::vector<ClusterOutcome> outcomes;
-  for (const auto& t : rb->spec.clusters) {
-    outcomes.push_back(syncCluster(*fd, key, t.name, move.replicas.at(t.name), &retry));
-  }
-  // Clusters no longer targeted: remove what Flotilla put there for this binding, and only that
-  // (once a move away from a live cluster no longer needs its replicas).
-  for (const auto& cluster : members_.names()) {
-    if (targets.count(cluster) || !placementCurrent) continue;
-    auto member = members_.get(cluster);
-    // Not connected yet (just after a start): what runs there is not known, so nothing is
-    // removed before its caches say whether it is still needed.
-    if (!member || !member->synced()) continue;
-    const auto owned = member->deployments().store().byIndex(kBindingIndex, key);
-    if (owned.empty() && !move.held.count(cluster)) continue;  // nothing of this binding there
-    // Unreachable (its replicas failed over): nothing can be removed there now, and the new
-    // placement does not wait for it; the readiness watch brings this binding back when the
-    // cluster returns, so the stale replicas go then.
-    if (!readyProblem(cluster).empty()) continue;
-    if (auto held = move.held.find(cluster); held != move.held.end()) {
-      auto outcome = syncCluster(*fd, key, cluster, held->second, &retry);
-      outcome.target = false;
-      if (outcome.propagation != propagation::kOK) outcomes.push_back(outcome);
-      continue;
-    }
-    for (const auto& o : owned) {
-      if (!managedFor(*o, key, options_.hostId)) continue;
-      kube::DeleteOptions options;
-      options.preconditionUid = uidOf(*o);
-      auto gone = await(member->executor(),
-                        member->client().remove(resources::kDeployments, fd->metadata.namespace_,
-                                                fd->metadata.name, options));
-      if (!gone && gone.error().code != 404) {  // 409: listed again next time (see cleanup)
-        retry.soon = true;
-        outcomes.push_back({cluster, propagation::kDeletionFailed, gone.error().message, false});
-      } else {
-        rememberDeleted(cluster, key, uidOf(*o));
-        log::info(kName, key, "removed the Deployment from " + cluster + " (no longer targeted)");
-        outcomes.push_back({cluster, propagation::kOK, "", false});
+  for (const auto& action : plan.actions) {
+    switch (action.step) {
+      case SyncStep::kApply:
+        outcomes.push_back(syncCluster(*fd, key, action.cluster, action.replicas, &retry));
+        break;
+      case SyncStep::kHold: {
+        // Not a target any more, but its replicas are needed until the move completes.
+        auto outcome = syncCluster(*fd, key, action.cluster, action.replicas, &retry);
+        outcome.target = false;
+        if (outcome.propagation != propagation::kOK) outcomes.push_back(outcome);
+        break;
+      }
+      case SyncStep::kRemove: {
+        // Remove what Flotilla put there for this binding, and only that.
+        auto member = members_.get(action.cluster);
+        if (!member) break;
+        for (const auto& o : owned[action.cluster]) {
+          if (!managedFor(*o, key, options_.hostId)) continue;
+          kube::DeleteOptions options;
+          options.preconditionUid = uidOf(*o);
+          auto gone = await(member->executor(),
+                            member->client().remove(resources::kDeployments,
+                                                    fd->metadata.namespace_, fd->metadata.name,
+                                                    options));
+          if (!gone && gone.error().code != 404) {  // 409: listed again next time (see cleanup)
+            retry.soon = true;
+            outcomes.push_back(
+                {action.cluster, propagation::kDeletionFailed, gone.error().message, false});
+          } else {
+            rememberDeleted(action.cluster, key, uidOf(*o));
+            log::info(kName, key,
+                      "removed the Deployment from " + action.cluster + " (no longer targeted)");
+            outcomes.push_back({action.cluster, propagation::kOK, "", false});
+          }
+        }
+        break;
       }
     }
   }
-
-  for (const auto& o : outcomes) {
-    if (o.propagation == kUndecided)
-      return kube::ReconcileResult{false, duration_cast<nanoseconds>(std::chrono::seconds(1))};
-  }
-  const std::string nowText = api::formatRfc3339(now);
-  const std::string moving = describeHeld(move, moveInput);
+  PassOutcome pass{.soon = retry.soon,
+                   .backoff = retry.backoff,
+                   .moving = plan.move.moving(),
+                   .moveLeft = input.moveLeft};
+  for (const auto& o : outcomes) pass.undecided = pass.undecided || o.propagation == kUndecided;
+  if (pass.undecided) return toResult(requeueAfter(pass, retryTimes()));
+  const std::string nowText = api::formatRfc3339(options_.wallClock());
+  const std::string& moving = plan.moving;
   // Events for clusters whose state turned into a failure.
   {
     std::map<std::string, std::string> was;
@@ -549,24 +523,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                                return true;
                              });
   if (!written) return retryOnConflict(written.error());
-  if (move.moving()) {
-    // Member status events bring the binding back as the new replicas become available (the
-    // operator routes them here while FullyApplied says MoveInProgress); the timeout is the
-    // backstop.
-    log::info(kName, key, "make-before-break: " + moving);
-    // Also a backstop every 5 s: a status event that raced with this write is not waited for
-    // until the timeout.
-    nanoseconds after = moveLeft ? std::max(*moveLeft, nanoseconds(0)) + milliseconds(100)
-                                 : duration_cast<nanoseconds>(seconds(1));
-    after = std::min(after, duration_cast<nanoseconds>(seconds(5)));
-    if (retry.soon || retry.backoff)
-      after = std::min(after, duration_cast<nanoseconds>(options_.retryNotReady));
-    return kube::ReconcileResult{false, after};
-  }
-  if (retry.soon)
-    return kube::ReconcileResult{false, duration_cast<nanoseconds>(options_.retryNotReady)};
-  if (retry.backoff) return kube::ReconcileResult{true, {}};  // the queue's backoff
-  return kube::ReconcileResult{};
+  // Member status events bring a moving binding back as the new replicas become available (the
+  // operator routes them here while FullyApplied says MoveInProgress); the requeue is the
+  // backstop.
+  if (pass.moving) log::info(kName, key, "make-before-break: " + moving);
+  return toResult(requeueAfter(pass, retryTimes()));
 }
 
 }  // namespace flotilla::controllers::sync

@@ -13,6 +13,7 @@
 #include "controllers/common/member_registry.h"
 #include "controllers/common/object_key.h"
 #include "controllers/sync/object_plan.h"
+#include "controllers/sync/sync_plan.h"
 #include "controllers/sync/sync_status.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
@@ -51,6 +52,11 @@ struct SyncControllerOptions {
   // looked at again this often (otherwise its changes come as member events).
   std::chrono::nanoseconds healthPoll = std::chrono::seconds(10);
 };
+
+// The plan's retry (sync_plan.h) as the work queue takes it.
+inline kube::ReconcileResult toResult(const Requeue& r) {
+  return kube::ReconcileResult{r.backoff, r.after.value_or(std::chrono::nanoseconds(0))};
+}
 
 class SyncController final : public kube::Reconciler {
  public:
@@ -102,6 +108,7 @@ class SyncController final : public kube::Reconciler {
                                                     const std::string& what,
                                                     const kube::ResourceId& ownerResource,
                                                     const RemoveFromMember& removeFrom);
+  RetryTimes retryTimes() const { return {options_.retryNotReady, options_.healthPoll}; }
   // Not Ready (False or Unknown) since longer ago than options_.failoverGrace.
   bool downLongerThanGrace(const api::FederatedCluster& fc) const;
   std::string readyProblem(const std::string& cluster) const;
