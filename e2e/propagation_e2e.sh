@@ -163,17 +163,17 @@ clash_state() { mkubectl member2 get deployment clash -n "$NS" -o jsonpath='{.me
 clash_before=$(clash_state)
 sed -e "s/namespace: demo/namespace: $NS/" -e 's/name: web/name: clash/' -e 's/app: web/app: clash/g' "$ROOT/config/samples/demo/03-deployment.yaml" | kubectl apply -f - >/dev/null
 conflicted() {
-  # The failure that names the clash (a transient error from member2 is CreationFailed too).
-  [[ $(rb_field clash '{.status.aggregatedStatus[?(@.clusterName=="member2")].propagation}') == CreationFailed ]] &&
-    [[ $(rb_field clash '{.status.aggregatedStatus[?(@.clusterName=="member2")].message}') == *"not managed by Flotilla"* ]] &&
+  # The state of every kind's clash (a transient error from member2 would be CreationFailed).
+  [[ $(rb_field clash '{.status.aggregatedStatus[?(@.clusterName=="member2")].propagation}') == Conflict ]] &&
+    [[ $(rb_field clash '{.status.aggregatedStatus[?(@.clusterName=="member2")].message}') == *"Flotilla does not manage it"* ]] &&
     [[ -n $(placed clash member1) && $(member_replicas member1 clash) == $(placed clash member1) ]]
 }
-eventually 30 conflicted || e2e_fail "clash on member2 should be CreationFailed and member1 served: $(kubectl get rb clash -n "$NS" -o yaml)"
+eventually 30 conflicted || e2e_fail "clash on member2 should be Conflict and member1 served: $(kubectl get rb clash -n "$NS" -o yaml)"
 expect_eq "unmanaged Deployment untouched" "$(clash_state)" "$clash_before"
-expect_contains "the conflict is named" "$(rb_field clash '{.status.aggregatedStatus[?(@.clusterName=="member2")].message}')" "not managed by Flotilla"
-expect_contains "an Event says so" "$(kubectl get events -n "$NS" --field-selector involvedObject.name=clash,reason=CreationFailed -o jsonpath='{.items[*].message}')" "member2"
+expect_contains "the conflict is named" "$(rb_field clash '{.status.aggregatedStatus[?(@.clusterName=="member2")].message}')" "Flotilla does not manage it"
+expect_contains "an Event says so" "$(kubectl get events -n "$NS" --field-selector involvedObject.name=clash,reason=Conflict -o jsonpath='{.items[*].message}')" "member2"
 # The FederatedDeployment's copy is written by the status controller, after the binding's.
-fdeploy_shows() { [[ $(kubectl get fdeploy clash -n "$NS" -o jsonpath='{.status.clusters[?(@.name=="member2")].propagation}') == CreationFailed ]]; }
+fdeploy_shows() { [[ $(kubectl get fdeploy clash -n "$NS" -o jsonpath='{.status.clusters[?(@.name=="member2")].propagation}') == Conflict ]]; }
 E2E_CHECKS=$((E2E_CHECKS + 1))
 eventually 10 fdeploy_shows || e2e_fail "fdeploy shows it per cluster: $(kubectl get fdeploy clash -n "$NS" -o jsonpath='{.status.clusters}')"
 

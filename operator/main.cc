@@ -310,7 +310,7 @@ int main(int argc, char** argv) {
   syncOptions.failoverGrace = options.clusterFailoverGrace;
   syncOptions.hostId = hostId;
   syncOptions.sourceOf = [&sources](const ctl::ObjectKey& key) -> kube::ObjectPtr {
-    auto informer = sources.get({key.apiVersion, key.kind});
+    auto informer = sources.get({key.apiVersion, key.kind}, key.ns);
     return informer ? informer->store().get(key.cacheKey()) : nullptr;
   };
   ctl::sync::SyncController sync(manager->client(), manager->executor(),

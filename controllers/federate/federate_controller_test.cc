@@ -150,7 +150,7 @@ class FederateObjectReconcilerTest : public testing::ReconcilerTest {
         with, io.io().get_executor(), ObjectInformers{*fos, *cfos, *pps, *cpps}, *sources, events);
   }
   const kube::SharedInformer& configMaps() {
-    auto informer = sources->get({"v1", "ConfigMap"});
+    auto informer = sources->get({"v1", "ConfigMap"}, ns);
     EXPECT_TRUE(informer);
     return *informer;
   }
@@ -160,23 +160,53 @@ class FederateObjectReconcilerTest : public testing::ReconcilerTest {
 };
 
 TEST_F(FederateObjectReconcilerTest, KindsAreWatchedWhilePoliciesNameThem) {
-  // A kind no other test names: the informers follow this test's policy alone.
+  // A kind no other test names: the informers follow this test's policies alone.
   const KindKey roles{"rbac.authorization.k8s.io/v1", "Role"};
+  using Namespaces = std::set<std::string>;
   ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
-  EXPECT_FALSE(sources->get(roles)) << "a kind no policy names is watched";
+  EXPECT_EQ(sources->watchedIn(roles), Namespaces{}) << "a kind no policy names is watched";
   create(res::kPropagationPolicies, R"({"apiVersion": "flotilla.io/v1alpha1",
     "kind": "PropagationPolicy", "metadata": {"name": "roles"},
     "spec": {"resourceSelectors": [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role"},
                                    {"apiVersion": "apps/v1", "kind": "Deployment"}]}})");
   caughtUp(*pps, "roles");
   ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
-  EXPECT_TRUE(sources->get(roles));
+  // Only PropagationPolicies name it: watched in their namespace, not across the host.
+  EXPECT_EQ(sources->watchedIn(roles), Namespaces{ns});
+  ASSERT_TRUE(eventually([&] { return sources->synced(); }));
+  const kube::ResourceId kRoles{"rbac.authorization.k8s.io", "v1", "roles", true, "Role"};
+  const char* role = R"({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+    "metadata": {"name": "reader"}, "rules": []})";
+  create(kRoles, role);
+  ASSERT_TRUE(io.run(client->create(kRoles, "default", testing::parseObject(role))));
+  ASSERT_TRUE(
+      eventually([&] { return sources->get(roles, ns)->store().get(ns + "/reader") != nullptr; }));
+  EXPECT_FALSE(sources->get(roles, "default")) << "another namespace's Roles are cached";
+  // A ClusterPropagationPolicy naming it: one informer for the whole host.
+  create(res::kClusterPropagationPolicies, R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "ClusterPropagationPolicy", "metadata": {"name": "roles-everywhere"},
+    "spec": {"resourceSelectors": [{"apiVersion": "rbac.authorization.k8s.io/v1",
+                                    "kind": "Role"}]}})");
+  caughtUp(*cpps, "roles-everywhere");
+  ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
+  EXPECT_EQ(sources->watchedIn(roles), Namespaces{""});
+  ASSERT_TRUE(eventually([&] {
+    auto all = sources->get(roles, "default");
+    return all && all->store().get("default/reader") != nullptr &&
+           all->store().get(ns + "/reader") != nullptr;
+  }));
+  ASSERT_TRUE(io.run(client->remove(res::kClusterPropagationPolicies, "", "roles-everywhere")));
+  ASSERT_TRUE(io.run(client->remove(kRoles, "default", "reader")));
+  caughtUp(*cpps, "roles-everywhere");
+  ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
+  EXPECT_EQ(sources->watchedIn(roles), Namespaces{ns});
   // Deployments have their own pipeline: a policy naming them starts no object informer.
-  EXPECT_FALSE(sources->get({"apps/v1", "Deployment"}));
+  EXPECT_EQ(sources->watchedIn({"apps/v1", "Deployment"}), Namespaces{});
   ASSERT_TRUE(io.run(client->remove(res::kPropagationPolicies, ns, "roles")));
   caughtUp(*pps, "roles");
   ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
-  EXPECT_FALSE(sources->get(roles)) << "a kind no policy names any more is still watched";
+  EXPECT_EQ(sources->watchedIn(roles), Namespaces{})
+      << "a kind no policy names any more is still watched";
 }
 
 TEST_F(FederateObjectReconcilerTest, ASelectedConfigMapBecomesAFederatedObject) {

@@ -192,18 +192,28 @@ spec:
   - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}
   - {apiVersion: v1, kind: ConfigMap}
 )");
+  SourceScope everywhere{.allNamespaces = true};
+  SourceScope demo{.namespaces = {"demo"}};
   EXPECT_EQ(
       kindsNamed({pp}, {cpp}),
-      (std::set<KindKey>{
-          {"rbac.authorization.k8s.io/v1", "ClusterRole"}, {"v1", "ConfigMap"}, {"v1", "Secret"}}));
+      (std::map<KindKey, SourceScope>{{{"rbac.authorization.k8s.io/v1", "ClusterRole"}, everywhere},
+                                      {{"v1", "ConfigMap"}, everywhere},
+                                      {{"v1", "Secret"}, demo}}));
   EXPECT_TRUE(kindsNamed({}, {}).empty());
+  // Without the ClusterPropagationPolicy, ConfigMaps are watched in the policy's namespace only;
+  // a ClusterPropagationPolicy selector that names a namespace adds that one.
+  auto scoped = cpp;
+  scoped.spec.resourceSelectors = {{"v1", "ConfigMap", "team-b", "", {}}};
+  EXPECT_EQ(kindsNamed({pp}, {scoped}).at({"v1", "ConfigMap"}),
+            (SourceScope{.namespaces = {"demo", "team-b"}}));
   // Two versions of one kind: watched once, in the preferred version.
   auto hpa = cpp;
   hpa.spec.resourceSelectors = {{"autoscaling/v2beta2", "HorizontalPodAutoscaler", "", "", {}},
                                 {"autoscaling/v2", "HorizontalPodAutoscaler", "", "", {}},
                                 {"autoscaling/v1", "HorizontalPodAutoscaler", "", "", {}}};
   EXPECT_EQ(kindsNamed({}, {hpa}),
-            (std::set<KindKey>{{"autoscaling/v2", "HorizontalPodAutoscaler"}}));
+            (std::map<KindKey, SourceScope>{
+                {{"autoscaling/v2", "HorizontalPodAutoscaler"}, everywhere}}));
 }
 
 }  // namespace

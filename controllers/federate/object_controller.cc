@@ -109,6 +109,7 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
   // A kind no policy names any more stays watched while federated objects of it remain: their
   // sources are reconciled once more, which unfederates them (the informer stops when the last
   // one is gone).
+  // (In the federated object's namespace: a FederatedObject's copy lives there.)
   for (const auto* informer : {&informers_.federatedObjects, &informers_.clusterFederatedObjects}) {
     for (const auto& o : informer->store().list()) {
       const auto* spec = o->if_contains("spec");
@@ -116,7 +117,8 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
           spec && spec->is_object() ? spec->as_object().if_contains("template") : nullptr;
       if (!t || !t->is_object()) continue;
       const ObjectKey key = ObjectKey::of(t->as_object());
-      if (!key.apiVersion.empty() && !key.kind.empty()) kinds.insert({key.apiVersion, key.kind});
+      if (key.apiVersion.empty() || key.kind.empty()) continue;
+      kinds[{key.apiVersion, key.kind}].add(ObjectKey::of(*o).ns);
     }
   }
   const auto result = sources_.sync(kinds);
@@ -138,7 +140,7 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
     log::error(kFederateObject, text, "not an object key");
     return kube::ReconcileResult{};
   }
-  const auto informer = sources_.get({key->apiVersion, key->kind});
+  const auto informer = sources_.get({key->apiVersion, key->kind}, key->ns);
   // No informer: no policy names the kind any more. Its federated objects are left to a policy
   // that names it again or to their owners' deletion; nothing is known about the source here.
   if (!informer) return kube::ReconcileResult{};

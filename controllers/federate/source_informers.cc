@@ -18,17 +18,42 @@ SourceInformers::SourceInformers(kube::RestClient& host, boost::asio::any_io_exe
 
 SourceInformers::~SourceInformers() { stopAll(); }
 
-SourceInformers::SyncResult SourceInformers::sync(const std::set<KindKey>& wanted) {
+namespace {
+
+std::string describe(const KindKey& kind, const std::string& ns) {
+  return kind.kind + " " + kind.apiVersion + (ns.empty() ? "" : " in namespace " + ns);
+}
+
+}  // namespace
+
+SourceInformers::SyncResult SourceInformers::sync(const std::map<KindKey, SourceScope>& wanted) {
   SyncResult out;
+  // The informers wanted: discovery tells a namespaced kind from a cluster-scoped one.
+  std::map<SourceId, kube::ResourceId> desired;
+  for (const auto& [kind, scope] : wanted) {
+    auto resource = await(executor_, host_.resourceFor(kind.apiVersion, kind.kind));
+    if (!resource) {
+      out.unserved.push_back(kind.kind + " " + kind.apiVersion + ": " + resource.error().message);
+      std::lock_guard lock(mutex_);
+      for (const auto& [id, informer] : informers_)
+        if (id.first == kind) desired.emplace(id, kube::ResourceId{});  // kept as it is
+      continue;
+    }
+    if (!resource->namespaced || scope.allNamespaces) {
+      desired.emplace(SourceId{kind, ""}, *resource);
+    } else {
+      for (const auto& ns : scope.namespaces) desired.emplace(SourceId{kind, ns}, *resource);
+    }
+  }
   std::vector<std::shared_ptr<kube::SharedInformer>> stopping;
   {
     std::lock_guard lock(mutex_);
     for (auto it = informers_.begin(); it != informers_.end();) {
-      if (wanted.count(it->first)) {
+      if (desired.count(it->first)) {
         ++it;
         continue;
       }
-      out.stopped.push_back(it->first.kind + " " + it->first.apiVersion);
+      out.stopped.push_back(describe(it->first.first, it->first.second));
       stopping.push_back(std::move(it->second));
       it = informers_.erase(it);
     }
@@ -37,17 +62,15 @@ SourceInformers::SyncResult SourceInformers::sync(const std::set<KindKey>& wante
     informer->stop();
     informer->join();
   }
-  for (const auto& kind : wanted) {
+  for (const auto& [id, resource] : desired) {
+    const auto& [kind, ns] = id;
     {
       std::lock_guard lock(mutex_);
-      if (informers_.count(kind)) continue;
+      if (informers_.count(id)) continue;
     }
-    auto resource = await(executor_, host_.resourceFor(kind.apiVersion, kind.kind));
-    if (!resource) {
-      out.unserved.push_back(kind.kind + " " + kind.apiVersion + ": " + resource.error().message);
-      continue;
-    }
-    auto informer = std::make_shared<kube::SharedInformer>(host_, *resource, options_);
+    auto options = options_;
+    options.ns = ns;
+    auto informer = std::make_shared<kube::SharedInformer>(host_, resource, options);
     // List items come without apiVersion and kind: keys are made from the informer's kind.
     auto keyOf = [kind](const kube::ObjectPtr& o) {
       ObjectKey key = ObjectKey::of(*o);
@@ -65,25 +88,36 @@ SourceInformers::SyncResult SourceInformers::sync(const std::set<KindKey>& wante
     {
       // In the map before it starts: a reconcile of one of its first events finds it.
       std::lock_guard lock(mutex_);
-      informers_[kind] = informer;
+      informers_[id] = informer;
     }
     informer->start(executor_);
-    out.started.push_back(kind.kind + " " + kind.apiVersion);
+    out.started.push_back(describe(kind, ns));
   }
   return out;
 }
 
-std::shared_ptr<const kube::SharedInformer> SourceInformers::get(const KindKey& kind) const {
+std::shared_ptr<const kube::SharedInformer> SourceInformers::get(const KindKey& kind,
+                                                                 const std::string& ns) const {
   std::lock_guard lock(mutex_);
-  auto it = informers_.find(kind);
+  if (auto all = informers_.find({kind, ""}); all != informers_.end()) return all->second;
+  if (ns.empty()) return nullptr;
+  auto it = informers_.find({kind, ns});
   return it == informers_.end() ? nullptr : it->second;
+}
+
+std::set<std::string> SourceInformers::watchedIn(const KindKey& kind) const {
+  std::lock_guard lock(mutex_);
+  std::set<std::string> out;
+  for (const auto& [id, informer] : informers_)
+    if (id.first == kind) out.insert(id.second);
+  return out;
 }
 
 std::vector<std::pair<KindKey, std::shared_ptr<const kube::SharedInformer>>> SourceInformers::all()
     const {
   std::lock_guard lock(mutex_);
   std::vector<std::pair<KindKey, std::shared_ptr<const kube::SharedInformer>>> out;
-  for (const auto& [kind, informer] : informers_) out.emplace_back(kind, informer);
+  for (const auto& [id, informer] : informers_) out.emplace_back(id.first, informer);
   return out;
 }
 
@@ -95,7 +129,7 @@ bool SourceInformers::synced() const {
 }
 
 void SourceInformers::stopAll() {
-  std::map<KindKey, std::shared_ptr<kube::SharedInformer>> informers;
+  std::map<SourceId, std::shared_ptr<kube::SharedInformer>> informers;
   {
     std::lock_guard lock(mutex_);
     informers.swap(informers_);

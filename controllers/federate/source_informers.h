@@ -1,6 +1,9 @@
 // The host informers of the kinds policies name (docs/design.md §11): started when a policy names
 // a kind, stopped when none does any more. A kind the host does not serve yet (a CRD not created)
-// is looked up again until it is.
+// is looked up again until it is. A namespaced kind that only PropagationPolicies name is watched
+// in their namespaces only, one informer per namespace (source_kinds.h); one a
+// ClusterPropagationPolicy names, and every cluster-scoped kind, in one informer for the whole
+// host.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "controllers/common/object_key.h"
+#include "controllers/federate/source_kinds.h"
 #include "kube/cache/informer.h"
 #include "kube/client/rest_client.h"
 
@@ -31,11 +35,15 @@ class SourceInformers {
     std::vector<std::string> unserved;  // "v1beta1 Widget: the server does not serve ..."
   };
   // Makes the running informers those of `wanted`. Blocking (discovery requests): call it from a
-  // worker thread, never from the I/O thread.
-  SyncResult sync(const std::set<KindKey>& wanted);
-  // The informer of a kind, if one runs.
-  std::shared_ptr<const kube::SharedInformer> get(const KindKey& kind) const;
-  // Every running informer, with its kind.
+  // worker thread, never from the I/O thread. A kind whose discovery fails keeps the informers it
+  // has.
+  SyncResult sync(const std::map<KindKey, SourceScope>& wanted);
+  // The informer that holds the objects of a kind in namespace `ns` ("" for a cluster-scoped
+  // object), if one runs.
+  std::shared_ptr<const kube::SharedInformer> get(const KindKey& kind, const std::string& ns) const;
+  // Whether any informer of the kind runs, and in which namespaces ("" = all).
+  std::set<std::string> watchedIn(const KindKey& kind) const;
+  // Every running informer, with its kind (a kind watched per namespace has several).
   std::vector<std::pair<KindKey, std::shared_ptr<const kube::SharedInformer>>> all() const;
   bool synced() const;
   void stopAll();
@@ -46,7 +54,9 @@ class SourceInformers {
   std::function<void(const std::string&)> onEvent_;
   kube::InformerOptions options_;
   mutable std::mutex mutex_;
-  std::map<KindKey, std::shared_ptr<kube::SharedInformer>> informers_;
+  // (kind, namespace): "" is every namespace, or a cluster-scoped kind.
+  using SourceId = std::pair<KindKey, std::string>;
+  std::map<SourceId, std::shared_ptr<kube::SharedInformer>> informers_;
 };
 
 }  // namespace flotilla::controllers::federate

@@ -28,8 +28,15 @@ std::string versionOf(std::string_view apiVersion) {
   return std::string(slash == std::string_view::npos ? apiVersion : apiVersion.substr(slash + 1));
 }
 
-void addSelected(const std::vector<api::ResourceSelector>& selectors,
-                 std::map<std::pair<std::string, std::string>, std::string>& byGroupKind) {
+struct Named {
+  std::string apiVersion;  // the preferred version named
+  SourceScope scope;
+};
+
+// `ns`: a PropagationPolicy's namespace, "" for a ClusterPropagationPolicy (whose selectors may
+// name one).
+void addSelected(const std::vector<api::ResourceSelector>& selectors, const std::string& ns,
+                 std::map<std::pair<std::string, std::string>, Named>& byGroupKind) {
   for (const auto& s : selectors) {
     if (s.apiVersion.empty() || s.kind.empty()) continue;
     if (s.apiVersion == "apps/v1" && s.kind == "Deployment") continue;
@@ -39,21 +46,28 @@ void addSelected(const std::vector<api::ResourceSelector>& selectors,
     const auto slash = s.apiVersion.find('/');
     const std::string group = slash == std::string::npos ? "" : s.apiVersion.substr(0, slash);
     auto& chosen = byGroupKind[{group, s.kind}];
-    if (chosen.empty() || versionRank(versionOf(s.apiVersion)) < versionRank(versionOf(chosen)))
-      chosen = s.apiVersion;
+    if (chosen.apiVersion.empty() ||
+        versionRank(versionOf(s.apiVersion)) < versionRank(versionOf(chosen.apiVersion)))
+      chosen.apiVersion = s.apiVersion;
+    chosen.scope.add(ns.empty() ? s.namespace_ : ns);
   }
 }
 
 }  // namespace
 
-std::set<KindKey> kindsNamed(const std::vector<api::PropagationPolicy>& policies,
-                             const std::vector<api::ClusterPropagationPolicy>& clusterPolicies) {
-  std::map<std::pair<std::string, std::string>, std::string> byGroupKind;
-  for (const auto& p : policies) addSelected(p.spec.resourceSelectors, byGroupKind);
-  for (const auto& p : clusterPolicies) addSelected(p.spec.resourceSelectors, byGroupKind);
-  std::set<KindKey> out;
-  for (const auto& [groupKind, apiVersion] : byGroupKind)
-    out.insert({apiVersion, groupKind.second});
+std::map<KindKey, SourceScope> kindsNamed(
+    const std::vector<api::PropagationPolicy>& policies,
+    const std::vector<api::ClusterPropagationPolicy>& clusterPolicies) {
+  std::map<std::pair<std::string, std::string>, Named> byGroupKind;
+  for (const auto& p : policies) {
+    // (A PropagationPolicy selects in its own namespace; one read without a namespace is
+    // watched everywhere rather than nowhere.)
+    addSelected(p.spec.resourceSelectors, p.metadata.namespace_, byGroupKind);
+  }
+  for (const auto& p : clusterPolicies) addSelected(p.spec.resourceSelectors, "", byGroupKind);
+  std::map<KindKey, SourceScope> out;
+  for (const auto& [groupKind, named] : byGroupKind)
+    out[{named.apiVersion, groupKind.second}] = named.scope;
   return out;
 }
 

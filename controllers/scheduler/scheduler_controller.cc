@@ -10,6 +10,7 @@
 #include "controllers/common/log.h"
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
+#include "controllers/scheduler/placement_status.h"
 #include "controllers/scheduler/triggers.h"
 #include "scheduler/extender/http_extender_client.h"
 #include "scheduler/scheduler.h"
@@ -330,46 +331,17 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
     last = fs::decodeRecord(it->second);
   const auto decision = fs::decideSchedule(rb, last, fleetNow->clusters, now, failover);
   if (decision.type == fs::ScheduleType::kNone) {
-    // The placement is current but its status is not (an operator killed between the spec and
-    // the status write): say what is placed, without rescheduling.
-    const auto* scheduled = api::findCondition(rb.status.conditions, "Scheduled");
-    if (!rb.spec.clusters.empty() &&
-        (!scheduled || scheduled->status != "True" ||
-         rb.status.schedulerObservedGeneration < rb.metadata.generation)) {
-      api::ResourceBindingStatus repaired = rb.status;
-      fs::ReplicaMap placed;
-      for (const auto& c : rb.spec.clusters) placed[c.name] = c.replicas;
-      repaired.placementSummary = fs::placementSummary(placed);
-      // A placement written without its status (killed in between) is as new as now: the sync
-      // controller times a make-before-break move from lastScheduledTime.
-      if (repaired.lastScheduledTime.empty() ||
-          rb.status.schedulerObservedGeneration < rb.metadata.generation) {
-        repaired.lastScheduledTime = api::formatRfc3339(now);
-        if (last && !last->type.empty()) repaired.lastScheduleType = last->type;
-      }
-      repaired.schedulerObservedGeneration = rb.metadata.generation;
-      api::setCondition(repaired.conditions, "Scheduled", "True", "Success", "",
-                        rb.metadata.generation, api::formatRfc3339(now));
+    // The placement is current but its status may not be (placement_status.h).
+    if (const auto repaired = repairedStatus(rb, last, now)) {
       auto written = writeStatus(host_, executor_, bindingResource, *cached,
                                  [&repaired](json::object& object) -> api::Result<bool> {
-                                   return applySchedulerStatus(object, repaired);
+                                   return applySchedulerStatus(object, *repaired);
                                  });
       if (!written) return Outcome::kError;
     }
     // A target cluster that is not ready yet, within the policy's grace: look again when the
-    // grace runs out (no cluster event will come to say so).
-    std::optional<nanoseconds> soonest;
-    for (const auto& target : rb.spec.clusters) {
-      for (const auto& c : fleetNow->clusters) {
-        if (c.metadata.name != target.name) continue;
-        const auto* ready = api::findCondition(c.status.conditions, "Ready");
-        if (!ready || ready->status == "True") break;
-        const auto since = api::parseRfc3339(ready->lastTransitionTime);
-        if (!since) break;
-        const auto left = duration_cast<nanoseconds>(policy.clusterNotReadyFor - (now - *since));
-        if (left > nanoseconds(0) && (!soonest || left < *soonest)) soonest = left;
-      }
-    }
+    // grace runs out.
+    const auto soonest = graceLeft(rb, fleetNow->clusters, policy.clusterNotReadyFor, now);
     if (soonest) addAfter(key, rb.spec.priority, *soonest + milliseconds(500));
     return Outcome::kNothing;
   }

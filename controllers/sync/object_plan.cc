@@ -75,22 +75,26 @@ MemberPlan planMember(const MemberInput& in) {
                                     r.as_object().at("controller") == true);
     }
     const bool adoptable = u::stringAt(*in.live, {"kind"}) != "Namespace" && !controlled;
-    if (in.adoptAllowed && !anotherFlotilla && adoptable) {
+    if (in.adoptAllowed && !in.notAdopted && !anotherFlotilla && adoptable) {
       out.step = MemberStep::kApply;
       out.adopt = true;
       return out;
     }
     out.step = MemberStep::kConflict;
-    out.message = anotherFlotilla ? "an object of that name is managed by Flotilla for " +
-                                        (owner.empty() ? std::string("another host or binding")
-                                                       : "binding " + owner) +
-                                        "; leaving it untouched"
-                  : !adoptable ? "an object of that name exists and Flotilla does not manage it; "
-                                 "leaving it untouched (a Namespace, or an object another "
-                                 "controller owns, is never adopted)"
-                               : "an object of that name exists and Flotilla does not manage it; "
-                                 "leaving it untouched (conflictResolution: Adopt in the policy "
-                                 "takes it over)";
+    out.message =
+        anotherFlotilla
+            ? "an object of that name is managed by Flotilla for " +
+                  (owner.empty() ? std::string("another host or binding") : "binding " + owner) +
+                  "; leaving it untouched"
+        : !adoptable    ? "an object of that name exists and Flotilla does not manage it; "
+                          "leaving it untouched (a Namespace, or an object another "
+                          "controller owns, is never adopted)"
+        : in.notAdopted ? "an object of that name exists and Flotilla does not manage "
+                          "it; leaving it untouched (" +
+                              std::string(in.notAdopted) + ")"
+                        : "an object of that name exists and Flotilla does not manage it; "
+                          "leaving it untouched (conflictResolution: Adopt in the policy "
+                          "takes it over)";
     return out;
   }
   if (in.desired && !difference(json::value(*in.live), json::value(*in.desired)).empty())

@@ -47,6 +47,9 @@ struct MemberInput {
   std::string bindingKey;
   std::string hostId;
   bool adoptAllowed = false;  // the policy's conflictResolution is Adopt
+  // Set for a kind Flotilla does not adopt (Deployments, docs/decisions.md): why, told in the
+  // Conflict message instead of the Adopt hint.
+  const char* notAdopted = nullptr;
 };
 
 // Targeted: create what is missing; update ours when it no longer holds the desired fields;

@@ -90,6 +90,7 @@ TEST(PlanMember, Table) {
     bool adoptAllowed;
     MemberStep step;
     bool adopt;
+    const char* notAdopted = nullptr;
   };
   const Case cases[] = {
       {"missing: create", true, nullptr, false, MemberStep::kApply, false},
@@ -105,6 +106,8 @@ TEST(PlanMember, Table) {
       {"not targeted, nothing there", false, nullptr, false, MemberStep::kNone, false},
       {"a controlled object is never adopted", true, &controlled, true, MemberStep::kConflict,
        false},
+      {"a kind that is not adopted: conflict even with Adopt", true, &foreign, true,
+       MemberStep::kConflict, false, "Deployments are not adopted"},
   };
   for (const auto& c : cases) {
     const auto plan = planMember({.targeted = c.targeted,
@@ -112,11 +115,15 @@ TEST(PlanMember, Table) {
                                   .live = c.live,
                                   .bindingKey = kKey,
                                   .hostId = "host-1",
-                                  .adoptAllowed = c.adoptAllowed});
+                                  .adoptAllowed = c.adoptAllowed,
+                                  .notAdopted = c.notAdopted});
     EXPECT_EQ(plan.step, c.step) << c.name;
     EXPECT_EQ(plan.adopt, c.adopt) << c.name;
     if (plan.step == MemberStep::kConflict) {
       EXPECT_FALSE(plan.message.empty()) << c.name;
+      if (c.notAdopted) {
+        EXPECT_NE(plan.message.find(c.notAdopted), std::string::npos) << c.name;
+      }
     }
   }
 }

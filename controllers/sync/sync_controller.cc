@@ -25,6 +25,9 @@ using namespace std::chrono;
 namespace {
 
 constexpr const char* kName = "sync";
+// Why conflictResolution: Adopt does not take over a member Deployment (docs/decisions.md).
+constexpr const char* kDeploymentsNotAdopted =
+    "Deployments are not adopted: delete the member's Deployment to let Flotilla create its own";
 
 std::string uidOf(const json::object& o) {
   const auto* meta = o.if_contains("metadata");
@@ -241,13 +244,20 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
       }
     }
   }
-  if (live && !managedFor(*live, key, options_.hostId)) {
-    const std::string owner = managingBinding(*live, options_.hostId);
-    return fail(propagation::kCreationFailed,
-                "Deployment " + key + " already exists on " + cluster + " and is " +
-                    (owner.empty() ? std::string("not managed by Flotilla")
-                                   : "managed by Flotilla for binding " + owner) +
-                    "; leaving it untouched");
+  // An object of that name Flotilla does not manage (or manages for another binding or host) is
+  // a Conflict: never touched (object_plan.h, the rule of every kind). Nothing reports when it
+  // goes (it is not in the cache of Flotilla's copies), so it is looked at again every
+  // healthPoll.
+  const auto plan = planMember({.targeted = true,
+                                .desired = &*desired,
+                                .live = live ? &*live : nullptr,
+                                .bindingKey = key,
+                                .hostId = options_.hostId,
+                                .notAdopted = kDeploymentsNotAdopted});
+  if (plan.step == MemberStep::kConflict) {
+    retry->poll = true;
+    return fail(propagation::kConflict,
+                "Deployment " + key + " on " + cluster + ": " + plan.message);
   }
   std::string drift;
   if (live) {
@@ -416,8 +426,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   // What each cluster holds, from the member Deployments cached for this binding; the plan
   // (sync_plan.h) says what to apply, hold and remove.
-  SyncPlanInput input{rb->spec.clusters, placementCurrent(*rb),
-                      moveTimeLeft(*rb, options_.gracefulMoveTimeout, options_.wallClock()), true,
+  SyncPlanInput input{rb->spec.clusters,
+                      placementCurrent(*rb),
+                      moveTimeLeft(*rb, options_.gracefulMoveTimeout, options_.wallClock()),
+                      true,
                       {}};
   std::map<std::string, std::vector<kube::ObjectPtr>> owned;
   auto observe = [&](const std::string& cluster) {
@@ -469,10 +481,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
           if (!managedFor(*o, key, options_.hostId)) continue;
           kube::DeleteOptions options;
           options.preconditionUid = uidOf(*o);
-          auto gone = await(member->executor(),
-                            member->client().remove(resources::kDeployments,
-                                                    fd->metadata.namespace_, fd->metadata.name,
-                                                    options));
+          auto gone =
+              await(member->executor(),
+                    member->client().remove(resources::kDeployments, fd->metadata.namespace_,
+                                            fd->metadata.name, options));
           if (!gone && gone.error().code != 404) {  // 409: listed again next time (see cleanup)
             retry.soon = true;
             outcomes.push_back(
@@ -490,6 +502,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   PassOutcome pass{.soon = retry.soon,
                    .backoff = retry.backoff,
+                   .pollUnhealthy = retry.poll,
                    .moving = plan.move.moving(),
                    .moveLeft = input.moveLeft};
   for (const auto& o : outcomes) pass.undecided = pass.undecided || o.propagation == kUndecided;

@@ -200,5 +200,52 @@ TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComes
   EXPECT_EQ(hostWrites(), host) << "an unchanged status was written again";
 }
 
+// The rule of every kind for a Deployment: one of the same name that Flotilla did not make is a
+// Conflict, left byte-for-byte alone even when the policy says Adopt, and looked at again (no
+// member event will say when it goes); once it is gone, Flotilla's copy is created.
+TEST_F(SyncReconcilerTest, AnUnmanagedMemberDeploymentIsAConflictAndNeverAdopted) {
+  // (The namespace's owner lets Flotilla use it: docs/security.md, H3.)
+  ASSERT_TRUE(io.run(memberClient().create(
+      {"", "v1", "namespaces", false, "Namespace"}, "",
+      json::object{{"apiVersion", "v1"},
+                   {"kind", "Namespace"},
+                   {"metadata",
+                    json::object{{"name", ns},
+                                 {"labels", json::object{{kManagedByLabel, kManagedByValue}}}}}})));
+  const char* deployment = R"({"apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "web"},
+    "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+      "template": {"metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "web", "image": "theirs:1"}]}}}})";
+  auto theirs = create(memberClient(), res::kDeployments, testing::parseObject(deployment));
+  auto fd = create(res::kFederatedDeployments, R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "FederatedDeployment", "metadata": {"name": "web",
+                                                "finalizers": ["flotilla.io/cleanup"]},
+    "spec": {"template": {"metadata": {"labels": {"app": "web"}},
+      "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}},
+          "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}}})");
+  caughtUp(*fds, "web");
+  bind(fd, 2, {kMember}, json::object{{"conflictResolution", "Adopt"}});
+  auto result = controller(*client, *members)->reconcile(key("web"));
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_GT(result->requeueAfter.count(), 0) << "a Conflict is looked at again";
+  const auto after = memberObject(res::kDeployments, "web");
+  EXPECT_EQ(after.at("metadata").at("resourceVersion"), theirs.at("metadata").at("resourceVersion"))
+      << "a Deployment Flotilla did not make was written";
+  const auto rb = get(res::kResourceBindings, "web");
+  const auto& status = rb.at("status").at("aggregatedStatus").at(0).as_object();
+  EXPECT_EQ(status.at("propagation"), "Conflict");
+  EXPECT_NE(std::string(status.at("message").as_string()).find("not adopted"), std::string::npos)
+      << json::serialize(status);
+
+  ASSERT_TRUE(io.run(memberClient().remove(res::kDeployments, ns, "web", {})));
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("web")));
+  const auto copy = memberObject(res::kDeployments, "web");
+  ASSERT_FALSE(copy.empty());
+  EXPECT_EQ(copy.at("spec").at("replicas"), 2);
+  EXPECT_TRUE(managedFor(copy, key("web"), "test-host"));
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::sync

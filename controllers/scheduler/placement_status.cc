@@ -1,0 +1,52 @@
+#include "controllers/scheduler/placement_status.h"
+
+#include "api/conditions.h"
+#include "scheduler/scheduler.h"
+
+namespace flotilla::controllers::scheduler {
+
+namespace fs = flotilla::scheduler;
+using namespace std::chrono;
+
+std::optional<api::ResourceBindingStatus> repairedStatus(
+    const api::ResourceBinding& rb, const std::optional<fs::ScheduleRecord>& last,
+    api::Clock::time_point now) {
+  const auto* scheduled = api::findCondition(rb.status.conditions, "Scheduled");
+  const bool described = scheduled && scheduled->status == "True" &&
+                         rb.status.schedulerObservedGeneration >= rb.metadata.generation;
+  if (rb.spec.clusters.empty() || described) return std::nullopt;
+  api::ResourceBindingStatus repaired = rb.status;
+  fs::ReplicaMap placed;
+  for (const auto& c : rb.spec.clusters) placed[c.name] = c.replicas;
+  repaired.placementSummary = fs::placementSummary(placed);
+  // A placement written without its status is as new as now.
+  if (repaired.lastScheduledTime.empty() ||
+      rb.status.schedulerObservedGeneration < rb.metadata.generation) {
+    repaired.lastScheduledTime = api::formatRfc3339(now);
+    if (last && !last->type.empty()) repaired.lastScheduleType = last->type;
+  }
+  repaired.schedulerObservedGeneration = rb.metadata.generation;
+  api::setCondition(repaired.conditions, "Scheduled", "True", "Success", "", rb.metadata.generation,
+                    api::formatRfc3339(now));
+  return repaired;
+}
+
+std::optional<nanoseconds> graceLeft(const api::ResourceBinding& rb,
+                                     const std::vector<api::FederatedCluster>& fleet,
+                                     nanoseconds notReadyFor, api::Clock::time_point now) {
+  std::optional<nanoseconds> soonest;
+  for (const auto& target : rb.spec.clusters) {
+    for (const auto& c : fleet) {
+      if (c.metadata.name != target.name) continue;
+      const auto* ready = api::findCondition(c.status.conditions, "Ready");
+      if (!ready || ready->status == "True") break;
+      const auto since = api::parseRfc3339(ready->lastTransitionTime);
+      if (!since) break;
+      const auto left = duration_cast<nanoseconds>(notReadyFor - (now - *since));
+      if (left > nanoseconds(0) && (!soonest || left < *soonest)) soonest = left;
+    }
+  }
+  return soonest;
+}
+
+}  // namespace flotilla::controllers::scheduler
