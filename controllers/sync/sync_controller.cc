@@ -455,8 +455,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   std::set<std::string> seen;
   for (const auto& t : rb->spec.clusters)
     if (seen.insert(t.name).second) input.clusters.push_back(observe(t.name));
-  for (const auto& cluster : members_.names())
-    if (seen.insert(cluster).second) input.clusters.push_back(observe(cluster));
+  if (input.placementCurrent) {  // (only then is anything held or removed elsewhere)
+    for (const auto& cluster : members_.names())
+      if (seen.insert(cluster).second) input.clusters.push_back(observe(cluster));
+  }
   const SyncPlan plan = planSync(input);
 
   Retry retry;
