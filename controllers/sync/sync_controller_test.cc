@@ -44,6 +44,18 @@ class SyncReconcilerTest : public testing::MemberReconcilerTest {
     bind(fo, 0, {kMember});
     return fo;
   }
+  // "web", 2 replicas of nginx, not bound yet.
+  json::object federatedDeployment() {
+    auto fd = create(res::kFederatedDeployments, R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "FederatedDeployment", "metadata": {"name": "web",
+                                                "finalizers": ["flotilla.io/cleanup"]},
+    "spec": {"template": {"metadata": {"labels": {"app": "web"}},
+      "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}},
+          "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}}})");
+    caughtUp(*fds, "web");
+    return fd;
+  }
 };
 
 TEST_F(SyncReconcilerTest, AFederatedObjectReachesItsClusterAndASecondPassWritesNothing) {
@@ -159,14 +171,7 @@ TEST_F(SyncReconcilerTest, MemberWritesThatMeetAConflictOrAreLostConverge) {
 }
 
 TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComesBack) {
-  auto fd = create(res::kFederatedDeployments, R"({"apiVersion": "flotilla.io/v1alpha1",
-    "kind": "FederatedDeployment", "metadata": {"name": "web",
-                                                "finalizers": ["flotilla.io/cleanup"]},
-    "spec": {"template": {"metadata": {"labels": {"app": "web"}},
-      "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
-        "template": {"metadata": {"labels": {"app": "web"}},
-          "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}}})");
-  caughtUp(*fds, "web");
+  auto fd = federatedDeployment();
   bind(fd, 2, {kMember});
   auto result = controller(*client, *members)->reconcile(key("web"));
   ASSERT_TRUE(result) << result.error();
@@ -218,14 +223,7 @@ TEST_F(SyncReconcilerTest, AnUnmanagedMemberDeploymentIsAConflictAndNeverAdopted
       "template": {"metadata": {"labels": {"app": "web"}},
         "spec": {"containers": [{"name": "web", "image": "theirs:1"}]}}}})";
   auto theirs = create(memberClient(), res::kDeployments, testing::parseObject(deployment));
-  auto fd = create(res::kFederatedDeployments, R"({"apiVersion": "flotilla.io/v1alpha1",
-    "kind": "FederatedDeployment", "metadata": {"name": "web",
-                                                "finalizers": ["flotilla.io/cleanup"]},
-    "spec": {"template": {"metadata": {"labels": {"app": "web"}},
-      "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
-        "template": {"metadata": {"labels": {"app": "web"}},
-          "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}}})");
-  caughtUp(*fds, "web");
+  auto fd = federatedDeployment();
   bind(fd, 2, {kMember}, json::object{{"conflictResolution", "Adopt"}});
   auto result = controller(*client, *members)->reconcile(key("web"));
   ASSERT_TRUE(result) << result.error();
