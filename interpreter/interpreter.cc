@@ -75,6 +75,16 @@ std::optional<json::object> Interpreter::aggregateStatus(
   return entry_.aggregateStatus(source, members);
 }
 
+Followers Interpreter::dependencies(const json::object& object) const {
+  Followers out = annotatedFollowers(object);
+  if (entry_.dependencies) {
+    auto own = entry_.dependencies(object);
+    out.followers.insert(out.followers.end(), own.begin(), own.end());
+    normalize(out.followers);
+  }
+  return out;
+}
+
 void Registry::add(KindEntry entry) {
   auto key = std::make_pair(entry.group, entry.kind);
   entries_.insert_or_assign(std::move(key), std::move(entry));

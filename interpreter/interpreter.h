@@ -11,7 +11,8 @@
 //                            host, where the source's managedFields still tell who wrote what;
 //   retain                   fields of the live member object Flotilla keeps instead of fighting;
 //   health                   what one member's object says about itself;
-//   aggregateStatus          what the host's source object shows, from the members' objects.
+//   aggregateStatus          what the host's source object shows, from the members' objects;
+//   dependencies             the objects it needs on every cluster it runs on (dependencies.h).
 // A kind without an entry propagates as a whole object, Duplicated; it is healthy when it exists.
 #pragma once
 
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "api/flotilla_types.h"
+#include "interpreter/dependencies.h"
 
 namespace flotilla::interpreter {
 
@@ -58,6 +60,11 @@ struct KindEntry {
   std::function<std::optional<boost::json::object>(const boost::json::object& source,
                                                    const std::vector<MemberObject>& members)>
       aggregateStatus;
+  // The objects the kind itself names (a workload's pod template: podSpecDependencies).
+  std::function<std::vector<Dependency>(const boost::json::object&)> dependencies;
+  // Set when conflictResolution: Adopt must not take over a member object of the kind: why (told
+  // in the Conflict message). Null: adoptable.
+  const char* notAdopted = nullptr;
 };
 
 // A kind's entry, with the behaviour every kind shares around it.
@@ -85,6 +92,11 @@ class Interpreter {
   HealthReport health(const boost::json::object* member) const;
   std::optional<boost::json::object> aggregateStatus(
       const boost::json::object& source, const std::vector<MemberObject>& members) const;
+  // What `object` needs on its clusters: what its kind names, and its flotilla.io/followers
+  // extras (whose problems are returned for an Event). Sorted, each once.
+  Followers dependencies(const boost::json::object& object) const;
+  // Why Adopt does not take over the kind's member objects; null when it may.
+  const char* notAdopted() const { return entry_.notAdopted; }
 
  private:
   const KindEntry& entry_;

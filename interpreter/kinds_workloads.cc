@@ -73,6 +73,13 @@ std::optional<json::object> deploymentStatus(const json::object&,
   return status;
 }
 
+// What the pod template names, in the workload's namespace.
+std::vector<Dependency> podTemplateDependencies(const json::object& workload) {
+  const json::object* pod = u::findObject(workload, {"spec", "template", "spec"});
+  if (pod == nullptr) return {};
+  return podSpecDependencies(*pod, u::stringAt(workload, {"metadata", "namespace"}));
+}
+
 }  // namespace
 
 void addWorkloadKinds(Registry& registry) {
@@ -89,6 +96,11 @@ void addWorkloadKinds(Registry& registry) {
       .retain = {},
       .health = deploymentHealth,
       .aggregateStatus = deploymentStatus,
+      .dependencies = podTemplateDependencies,
+      // An adopted copy stays when its cluster is no longer targeted: for a workload, replicas
+      // running outside the placement (docs/decisions.md).
+      .notAdopted = "Deployments are not adopted: delete the member's Deployment to let Flotilla "
+                    "create its own",
   });
 }
 

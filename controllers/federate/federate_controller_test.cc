@@ -179,8 +179,10 @@ TEST_F(FederateObjectReconcilerTest, KindsAreWatchedWhilePoliciesNameThem) {
     "metadata": {"name": "reader"}, "rules": []})";
   create(kRoles, role);
   ASSERT_TRUE(io.run(client->create(kRoles, "default", testing::parseObject(role))));
-  ASSERT_TRUE(
-      eventually([&] { return sources->get(roles, ns)->store().get(ns + "/reader") != nullptr; }));
+  ASSERT_TRUE(eventually([&] {
+    auto mine = sources->get(roles, ns);
+    return mine && mine->store().get(ns + "/reader") != nullptr;
+  }));
   EXPECT_FALSE(sources->get(roles, "default")) << "another namespace's Roles are cached";
   // A ClusterPropagationPolicy naming it: one informer for the whole host.
   create(res::kClusterPropagationPolicies, R"({"apiVersion": "flotilla.io/v1alpha1",
@@ -200,6 +202,17 @@ TEST_F(FederateObjectReconcilerTest, KindsAreWatchedWhilePoliciesNameThem) {
   caughtUp(*cpps, "roles-everywhere");
   ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
   EXPECT_EQ(sources->watchedIn(roles), Namespaces{ns});
+  // A cluster-scoped kind only a PropagationPolicy names: it could never select one, so the host's
+  // ClusterRoles are not cached.
+  create(res::kPropagationPolicies, R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "PropagationPolicy", "metadata": {"name": "cluster-roles"},
+    "spec": {"resourceSelectors": [{"apiVersion": "rbac.authorization.k8s.io/v1",
+                                    "kind": "ClusterRole"}]}})");
+  caughtUp(*pps, "cluster-roles");
+  ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
+  EXPECT_EQ(sources->watchedIn({"rbac.authorization.k8s.io/v1", "ClusterRole"}), Namespaces{});
+  ASSERT_TRUE(io.run(client->remove(res::kPropagationPolicies, ns, "cluster-roles")));
+  caughtUp(*pps, "cluster-roles");
   // Deployments have their own pipeline: a policy naming them starts no object informer.
   EXPECT_EQ(sources->watchedIn({"apps/v1", "Deployment"}), Namespaces{});
   ASSERT_TRUE(io.run(client->remove(res::kPropagationPolicies, ns, "roles")));
@@ -251,6 +264,39 @@ TEST_F(FederateObjectReconcilerTest, ASelectedConfigMapBecomesAFederatedObject) 
                 .at("data")
                 .at("LOG_LEVEL"),
             "debug");
+}
+
+// From a cache of the policy's namespace to one of the whole host (a ClusterPropagationPolicy
+// names the kind too): a source reconciled while the new cache lists is left alone, and its
+// federated object is neither removed nor rewritten.
+TEST_F(FederateObjectReconcilerTest, AFederatedObjectSurvivesTheSwitchToAHostWideCache) {
+  create(res::kPropagationPolicies, kPolicy);
+  caughtUp(*pps, "app");
+  ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
+  ASSERT_TRUE(eventually([&] { return sources->synced(); }));
+  EXPECT_EQ(sources->watchedIn({"v1", "ConfigMap"}), std::set<std::string>{ns});
+  create(kConfigMaps, kConfigMap);
+  caughtUp(configMaps(), "settings");
+  ASSERT_TRUE(controller(*client)->reconcile(key()));
+  const auto fo = get(res::kFederatedObjects, "settings-configmap");
+  ASSERT_FALSE(fo.empty());
+  caughtUp(*fos, "settings-configmap");
+
+  create(res::kClusterPropagationPolicies, R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "ClusterPropagationPolicy", "metadata": {"name": "all-settings"},
+    "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap",
+                                    "name": "nothing-of-this-test"}]}})");
+  caughtUp(*cpps, "all-settings");
+  const auto before = hostWrites();
+  ASSERT_TRUE(controller(*client)->reconcile(kKindsKey));
+  EXPECT_EQ(sources->watchedIn({"v1", "ConfigMap"}), std::set<std::string>{""});
+  ASSERT_TRUE(controller(*client)->reconcile(key())) << "(the new cache may still be listing)";
+  ASSERT_TRUE(eventually([&] { return sources->synced(); }));
+  ASSERT_TRUE(controller(*client)->reconcile(key()));
+  EXPECT_EQ(hostWrites(), before) << "the switch rewrote or removed the federated object";
+  EXPECT_EQ(get(res::kFederatedObjects, "settings-configmap").at("metadata").at("uid"),
+            fo.at("metadata").at("uid"));
+  ASSERT_TRUE(io.run(client->remove(res::kClusterPropagationPolicies, "", "all-settings")));
 }
 
 TEST_F(FederateObjectReconcilerTest, ACreateLostMidWayConvergesOnOneFederatedObject) {

@@ -39,7 +39,11 @@ SourceInformers::SyncResult SourceInformers::sync(const std::map<KindKey, Source
         if (id.first == kind) desired.emplace(id, kube::ResourceId{});  // kept as it is
       continue;
     }
-    if (!resource->namespaced || scope.allNamespaces) {
+    if (!resource->namespaced) {
+      // Only a ClusterPropagationPolicy selects a cluster-scoped object: a tenant's policy naming
+      // ClusterRoles starts no host-wide cache.
+      if (scope.allNamespaces) desired.emplace(SourceId{kind, ""}, *resource);
+    } else if (scope.allNamespaces || scope.namespaces.size() > kMaxNamespaceInformers) {
       desired.emplace(SourceId{kind, ""}, *resource);
     } else {
       for (const auto& ns : scope.namespaces) desired.emplace(SourceId{kind, ns}, *resource);
@@ -64,6 +68,9 @@ SourceInformers::SyncResult SourceInformers::sync(const std::map<KindKey, Source
   }
   for (const auto& [id, resource] : desired) {
     const auto& [kind, ns] = id;
+    // (A kept informer whose discovery failed, gone since — stopAll() at shutdown — is not
+    // started again without its resource.)
+    if (resource.resource.empty()) continue;
     {
       std::lock_guard lock(mutex_);
       if (informers_.count(id)) continue;

@@ -21,6 +21,11 @@
 
 namespace flotilla::controllers::federate {
 
+// A kind named by PropagationPolicies in more namespaces than this is watched host-wide: each
+// informer is its own list and watch, and past a few dozen the relists cost more than the
+// objects of other namespaces the one cache would hold.
+inline constexpr size_t kMaxNamespaceInformers = 16;
+
 class SourceInformers {
  public:
   // `onEvent` is called (on the informers' I/O thread) with the ObjectKey text of every source

@@ -151,7 +151,8 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                        .live = live ? &*live : nullptr,
                        .bindingKey = key,
                        .hostId = options_.hostId,
-                       .adoptAllowed = adoptAllowed});
+                       .adoptAllowed = adoptAllowed,
+                       .notAdopted = interpreter.notAdopted()});
     if (plan.step != MemberStep::kApply || !fromCache) break;
     if (auto problem = readLive()) return fail(problem->first, problem->second);
   }

@@ -25,9 +25,6 @@ using namespace std::chrono;
 namespace {
 
 constexpr const char* kName = "sync";
-// Why conflictResolution: Adopt does not take over a member Deployment (docs/decisions.md).
-constexpr const char* kDeploymentsNotAdopted =
-    "Deployments are not adopted: delete the member's Deployment to let Flotilla create its own";
 
 std::string uidOf(const json::object& o) {
   const auto* meta = o.if_contains("metadata");
@@ -248,12 +245,13 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
   // a Conflict: never touched (object_plan.h, the rule of every kind). Nothing reports when it
   // goes (it is not in the cache of Flotilla's copies), so it is looked at again every
   // healthPoll.
-  const auto plan = planMember({.targeted = true,
-                                .desired = &*desired,
-                                .live = live ? &*live : nullptr,
-                                .bindingKey = key,
-                                .hostId = options_.hostId,
-                                .notAdopted = kDeploymentsNotAdopted});
+  const auto plan = planMember(
+      {.targeted = true,
+       .desired = &*desired,
+       .live = live ? &*live : nullptr,
+       .bindingKey = key,
+       .hostId = options_.hostId,
+       .notAdopted = interpreter::Registry::builtIn().of("apps/v1", "Deployment").notAdopted()});
   if (plan.step == MemberStep::kConflict) {
     retry->poll = true;
     return fail(propagation::kConflict,

@@ -39,9 +39,9 @@ SyncPlan planSync(const SyncPlanInput& in) {
   std::vector<MoveCluster> moves;
   for (const auto& t : in.targets) {
     const auto c = observed(t.name);
-    moves.push_back({t.name, t.replicas, in.makeBeforeBreak && usable(c) ? c.liveReplicas
-                                                                         : std::nullopt,
-                     c.available, usable(c)});
+    moves.push_back({t.name, t.replicas,
+                     in.makeBeforeBreak && usable(c) ? c.liveReplicas : std::nullopt, c.available,
+                     usable(c)});
   }
   if (in.placementCurrent) {
     for (const auto& c : in.clusters) {
@@ -72,9 +72,8 @@ SyncPlan planSync(const SyncPlanInput& in) {
 Requeue requeueAfter(const PassOutcome& pass, const RetryTimes& times) {
   if (pass.undecided) return {false, duration_cast<nanoseconds>(seconds(1))};
   if (pass.moving) {
-    nanoseconds after = pass.moveLeft
-                            ? std::max(*pass.moveLeft, nanoseconds(0)) + milliseconds(100)
-                            : duration_cast<nanoseconds>(seconds(1));
+    nanoseconds after = pass.moveLeft ? std::max(*pass.moveLeft, nanoseconds(0)) + milliseconds(100)
+                                      : duration_cast<nanoseconds>(seconds(1));
     after = std::min(after, duration_cast<nanoseconds>(seconds(5)));
     if (pass.soon || pass.backoff) after = std::min(after, times.retryNotReady);
     return {false, after};

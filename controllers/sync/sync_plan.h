@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "api/time.h"
 #include "api/flotilla_types.h"
+#include "api/time.h"
 #include "controllers/sync/move.h"
 
 namespace flotilla::controllers::sync {

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-
 namespace flotilla::controllers::sync {
 namespace {
 
@@ -77,10 +76,11 @@ INSTANTIATE_TEST_SUITE_P(
         PlanCase{"MoveTimedOutAppliesTheCounts",
                  {{{"m2", 3}}, true, seconds(0), true, {up("m1", 3, 3), up("m2", 0, 0)}},
                  {{kApply, "m2", 3}, {kRemove, "m1", 0}}},
-        PlanCase{"AReweightHoldsOnATarget",
-                 {{{"m1", 1}, {"m2", 3}}, true, seconds(60), true, {up("m1", 3, 3), up("m2", 1, 1)}},
-                 {{kApply, "m1", 3}, {kApply, "m2", 3}},
-                 "m1 holds 3 (target 1)"},
+        PlanCase{
+            "AReweightHoldsOnATarget",
+            {{{"m1", 1}, {"m2", 3}}, true, seconds(60), true, {up("m1", 3, 3), up("m2", 1, 1)}},
+            {{kApply, "m1", 3}, {kApply, "m2", 3}},
+            "m1 holds 3 (target 1)"},
         // A failover: nothing on an unreachable cluster can be waited for.
         PlanCase{"NothingIsHeldOnAnUnreachableCluster",
                  {{{"m2", 3}},
@@ -99,9 +99,10 @@ TEST(PlacementCurrent, OnlyAScheduledPlacementOfTheCurrentGeneration) {
   api::ResourceBinding rb;
   rb.metadata.generation = 2;
   EXPECT_FALSE(placementCurrent(rb));
-  rb.spec.clusters = {{"m1", 1}};
   rb.status.schedulerObservedGeneration = 2;
   rb.status.conditions.push_back({"Scheduled", "True", 2, "", "Success", ""});
+  EXPECT_FALSE(placementCurrent(rb)) << "nothing placed says nowhere";
+  rb.spec.clusters = {{"m1", 1}};
   EXPECT_TRUE(placementCurrent(rb));
   rb.status.schedulerObservedGeneration = 1;
   EXPECT_FALSE(placementCurrent(rb));
