@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "api/quantity.h"
+#include "interpreter/dependencies.h"
 #include "sim/server/defaults.h"
 #include "sim/storage/ids.h"
 
@@ -19,6 +20,10 @@ const std::string kReplicaSets = "apps/replicasets";
 const std::string kPods = "/pods";
 const std::string kNodes = "/nodes";
 const std::string kServices = "/services";
+// What a pod's containers wait for on a kubelet (podWaitsFor).
+const std::string kConfigMaps = "/configmaps";
+const std::string kSecrets = "/secrets";
+const std::string kServiceAccounts = "/serviceaccounts";
 
 const json::object& objectAt(const json::object& o, std::string_view key) {
   static const json::object kEmpty;
@@ -142,6 +147,45 @@ json::object condition(const char* type, const char* status, const std::string& 
   return c;
 }
 
+// What a kubelet would wait for before starting a pod's containers: a missing ConfigMap or Secret
+// that a volume mounts keeps it ContainerCreating (the kubelet retries the mount), one an env or
+// envFrom reads is CreateContainerConfigError naming it. A missing ServiceAccount (for which
+// kube-apiserver's admission would not have created the pod at all) keeps it ContainerCreating
+// too. Optional references and PersistentVolumeClaims (not served here) never hold a pod.
+struct PodWait {
+  std::string reason;
+  std::string message;
+};
+
+std::optional<PodWait> podWaitsFor(const Store& store, const json::object& pod) {
+  const json::object& spec = objectAt(pod, "spec");
+  const std::string ns = stringAt(objectAt(pod, "metadata"), "namespace");
+  auto missing = [&](const interpreter::Dependency& d) {
+    if (d.optional) return false;
+    const std::string& resource = d.kind == "ConfigMap"        ? kConfigMaps
+                                  : d.kind == "Secret"         ? kSecrets
+                                  : d.kind == "ServiceAccount" ? kServiceAccounts
+                                                               : std::string();
+    return !resource.empty() && !store.get({resource, d.ns, d.name});
+  };
+  // The two ways a pod names an object, read apart: mounted (and its account), and read into the
+  // environment.
+  json::object mounted, environment;
+  for (const char* field : {"volumes", "serviceAccountName", "serviceAccount"})
+    if (const auto* v = spec.if_contains(field)) mounted[field] = *v;
+  for (const char* field : {"containers", "initContainers"})
+    if (const auto* v = spec.if_contains(field)) environment[field] = *v;
+  for (const auto& d : interpreter::podSpecDependencies(mounted, ns))
+    if (missing(d)) return PodWait{"ContainerCreating", ""};
+  for (const auto& d : interpreter::podSpecDependencies(environment, ns)) {
+    if (!missing(d)) continue;
+    std::string kind = d.kind;
+    std::transform(kind.begin(), kind.end(), kind.begin(), ::tolower);
+    return PodWait{"CreateContainerConfigError", kind + " \"" + d.name + "\" not found"};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 BindDecision choosePlacement(const PodRequest& pod, const std::vector<NodeRoom>& nodes) {
@@ -209,7 +253,9 @@ class Wake final : public EventSink {
   explicit Wake(std::function<void()> poke) : poke_(std::move(poke)) {}
   void deliver(const EventPtr& event) override {
     if (event->resource == kDeployments || event->resource == kReplicaSets ||
-        event->resource == kPods || event->resource == kNodes || event->resource == kServices)
+        event->resource == kPods || event->resource == kNodes || event->resource == kServices ||
+        event->resource == kConfigMaps || event->resource == kSecrets ||
+        event->resource == kServiceAccounts)
       poke_();
   }
 
@@ -652,6 +698,48 @@ int MemberController::runPods() {
     auto at = api::parseRfc3339(stringAt(*scheduled, "lastTransitionTime"));
     if (at && now - *at < options_.readyDelay) {
       podsWaiting_ = true;
+      continue;
+    }
+    if (const auto wait = podWaitsFor(store_, p)) {
+      // Pending, its containers waiting, said once (a pass that finds it the same writes nothing);
+      // the object's creation wakes the next pass.
+      json::object waiting{{"reason", wait->reason}};
+      if (!wait->message.empty()) waiting["message"] = wait->message;
+      json::array statuses;
+      std::string names;
+      if (const auto* containers = objectAt(p, "spec").if_contains("containers");
+          containers && containers->is_array()) {
+        for (const auto& c : containers->as_array()) {
+          if (!c.is_object()) continue;
+          const std::string name = stringAt(c.as_object(), "name");
+          names += (names.empty() ? "" : " ") + name;
+          statuses.push_back(json::object{{"name", name},
+                                          {"image", stringAt(c.as_object(), "image")},
+                                          {"ready", false},
+                                          {"started", false},
+                                          {"restartCount", 0},
+                                          {"state", json::object{{"waiting", waiting}}}});
+        }
+      }
+      if (const auto* current = status.if_contains("containerStatuses");
+          current && *current == json::value(statuses))
+        continue;
+      const std::string unready = "containers with unready status: [" + names + "]";
+      json::object next = p;
+      next["status"] = json::object{
+          {"phase", "Pending"},
+          {"qosClass",
+           stringAt(status, "qosClass").empty() ? podQosClass(p) : stringAt(status, "qosClass")},
+          {"startTime", nowText},
+          {"hostIP", "10.0.0.1"},
+          {"conditions",
+           json::array{
+               condition("Initialized", "True", "", "", nowText),
+               condition("Ready", "False", "ContainersNotReady", unready, nowText),
+               condition("ContainersReady", "False", "ContainersNotReady", unready, nowText),
+               *scheduled}},
+          {"containerStatuses", std::move(statuses)}};
+      if (store_.update({kPods, meta(p, "namespace"), meta(p, "name")}, next, version(p))) ++writes;
       continue;
     }
     json::object next = p;

@@ -54,13 +54,15 @@ class MemberFixture : public ::testing::Test {
       ASSERT_TRUE(store_->create({"/nodes", "", name}, n));
     }
   }
-  void deployment(int replicas, const std::string& image = "app:1") {
-    json::object container{
-        {"name", "app"},
-        {"image", image},
-        {"resources", json::object{{"requests", json::object{{"cpu", "600m"}}}}}};
+  // `container` and `podSpec` add fields to the one container and to the pod spec.
+  void deployment(int replicas, const std::string& image = "app:1", json::object container = {},
+                  json::object podSpec = {}) {
+    container["name"] = "app";
+    container["image"] = image;
+    container["resources"] = json::object{{"requests", json::object{{"cpu", "600m"}}}};
+    podSpec["containers"] = json::array{container};
     json::object podTemplate{{"metadata", json::object{{"labels", json::object{{"app", "web"}}}}},
-                             {"spec", json::object{{"containers", json::array{container}}}}};
+                             {"spec", podSpec}};
     json::object spec{{"replicas", replicas},
                       {"selector", json::object{{"matchLabels", json::object{{"app", "web"}}}}},
                       {"template", podTemplate}};
@@ -229,4 +231,59 @@ TEST_F(MemberFixture, LoadBalancerServicesGetAnIngressOnce) {
   EXPECT_EQ(controller_->reconcile(), 0);  // assigned once
 }
 
+namespace {
+
+// As a kubelet: a pod whose ConfigMap (read into its environment) or Secret (mounted) is missing
+// does not start, and says why; once the object exists, it runs.
+TEST_F(MemberFixture, APodWaitsForWhatItReadsAsAKubeletDoes) {
+  deployment(
+      1, "app:1",
+      json::object{
+          {"envFrom", json::array{json::object{{"configMapRef", json::object{{"name", "env"}}}}}}});
+  settle();
+  now_ += 1500ms;
+  settle();
+  ASSERT_EQ(pods().size(), 1u);
+  auto pod = pods()[0];
+  EXPECT_EQ(phase(pod), "Pending");
+  const auto& waiting = pod.at("status").at("containerStatuses").at(0).at("state").at("waiting");
+  EXPECT_EQ(waiting.at("reason"), "CreateContainerConfigError");
+  EXPECT_EQ(waiting.at("message"), "configmap \"env\" not found");
+  EXPECT_EQ(controller_->reconcile(), 0) << "the same wait was written again";
+
+  ASSERT_TRUE(store_->create(
+      {"/configmaps", "default", "env"},
+      json::object{{"apiVersion", "v1"},
+                   {"kind", "ConfigMap"},
+                   {"metadata", json::object{{"name", "env"}, {"namespace", "default"}}}}));
+  settle();
+  EXPECT_EQ(phase(pods()[0]), "Running");
+}
+
+TEST_F(MemberFixture, AMissingMountedSecretKeepsThePodContainerCreating) {
+  json::object volumes{
+      {"volumes",
+       json::array{
+           json::object{{"name", "tls"}, {"secret", json::object{{"secretName", "tls"}}}},
+           json::object{{"name", "extra"},
+                        {"configMap", json::object{{"name", "maybe"}, {"optional", true}}}}}}};
+  deployment(1, "app:1", {}, volumes);
+  settle();
+  now_ += 1500ms;
+  settle();
+  ASSERT_EQ(pods().size(), 1u);
+  EXPECT_EQ(phase(pods()[0]), "Pending");
+  EXPECT_EQ(
+      pods()[0].at("status").at("containerStatuses").at(0).at("state").at("waiting").at("reason"),
+      "ContainerCreating");
+  ASSERT_TRUE(store_->create(
+      {"/secrets", "default", "tls"},
+      json::object{{"apiVersion", "v1"},
+                   {"kind", "Secret"},
+                   {"metadata", json::object{{"name", "tls"}, {"namespace", "default"}}}}));
+  settle();
+  EXPECT_EQ(phase(pods()[0]), "Running") << "an optional ConfigMap held the pod back";
+}
+
+}  // namespace
 }  // namespace flotilla::sim
