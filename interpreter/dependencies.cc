@@ -55,6 +55,8 @@ void volumeDependencies(const json::object& volume, const std::string& ns,
                         std::vector<Dependency>& out) {
   addRef(out, volume, {"configMap"}, "ConfigMap", ns);
   addRef(out, volume, {"secret"}, "Secret", ns, "secretName");
+  // A CSI driver's mount secret (the secrets-store driver's, for one): the mount fails without it.
+  addRef(out, volume, {"csi", "nodePublishSecretRef"}, "Secret", ns);
   if (const json::object* claim = u::findObject(volume, {"persistentVolumeClaim"}))
     add(out, "PersistentVolumeClaim", ns, u::stringAt(*claim, {"claimName"}));
   if (const json::array* sources = u::findArray(volume, {"projected", "sources"})) {

@@ -31,10 +31,12 @@ struct Dependency {
 };
 
 // The objects a pod spec (`spec.template.spec` of a workload) names in namespace `ns`:
-// ConfigMaps and Secrets (volumes, projected volumes, env valueFrom, envFrom, of containers,
-// initContainers and ephemeralContainers), imagePullSecrets, the ServiceAccount (not "default"),
-// and PersistentVolumeClaims of its volumes. Sorted, each once (a reference once required is
-// required).
+// ConfigMaps and Secrets (volumes, projected volumes, a CSI volume's nodePublishSecretRef, env
+// valueFrom, envFrom, of containers, initContainers and ephemeralContainers), imagePullSecrets,
+// the ServiceAccount (not "default"), and PersistentVolumeClaims of its volumes. Sorted, each once
+// (a reference once required is required). Not followed: the secretRefs of in-tree volume
+// plugins (cephfs, rbd, iscsi, ...; mostly removed from Kubernetes), resource claims, cluster-
+// scoped objects (PriorityClass, RuntimeClass), and a ServiceAccount's own imagePullSecrets.
 std::vector<Dependency> podSpecDependencies(const boost::json::object& podSpec,
                                             const std::string& ns);
 

@@ -152,5 +152,34 @@ TEST(InterpreterDependencies, ADeploymentsPodTemplateAndItsExtras) {
   EXPECT_TRUE(Registry::builtIn().of("v1", "ConfigMap").dependencies(configMap).followers.empty());
 }
 
+// Every kind with a pod template, its pod spec where the kind keeps it; a StatefulSet also needs
+// its governing Service.
+TEST(InterpreterDependencies, EveryKindWithAPodTemplate) {
+  const char* pod =
+      R"({"containers": [{"name": "a", "envFrom": [{"configMapRef": {"name": "env"}}]}]})";
+  auto workload = [&](const char* apiVersion, const char* kind, const char* specJson) {
+    auto o = parse(specJson);
+    o["apiVersion"] = apiVersion;
+    o["kind"] = kind;
+    o["metadata"] = json::object{{"name", "w"}, {"namespace", "shop"}};
+    return Registry::builtIn().of(apiVersion, kind).dependencies(o).followers;
+  };
+  const std::string templ = std::string(R"({"spec": {"template": {"spec": )") + pod + "}}}";
+  for (const auto& [apiVersion, kind] :
+       {std::pair{"apps/v1", "DaemonSet"}, std::pair{"apps/v1", "ReplicaSet"},
+        std::pair{"batch/v1", "Job"}})
+    EXPECT_EQ(workload(apiVersion, kind, templ.c_str()), std::vector<Dependency>{cm("env")})
+        << kind;
+  const std::string cron =
+      std::string(R"({"spec": {"jobTemplate": {"spec": {"template": {"spec": )") + pod + "}}}}}";
+  EXPECT_EQ(workload("batch/v1", "CronJob", cron.c_str()), std::vector<Dependency>{cm("env")});
+  const std::string bare = std::string(R"({"spec": )") + pod + "}";
+  EXPECT_EQ(workload("v1", "Pod", bare.c_str()), std::vector<Dependency>{cm("env")});
+  const std::string sts = std::string(R"({"spec": {"serviceName": "db", "template": {"spec": )") +
+                          pod + R"(}, "volumeClaimTemplates": [{"metadata": {"name": "data"}}]}})";
+  EXPECT_EQ(workload("apps/v1", "StatefulSet", sts.c_str()),
+            (std::vector<Dependency>{cm("env"), {"v1", "Service", "shop", "db", false}}));
+}
+
 }  // namespace
 }  // namespace flotilla::interpreter

@@ -118,7 +118,7 @@ class Registry {
 };
 
 // The built-in entries, by family (one file each).
-void addWorkloadKinds(Registry& registry);   // Deployment
+void addWorkloadKinds(Registry& registry);   // Deployment; pod-template kinds' dependencies
 void addCoreKinds(Registry& registry);       // ConfigMap, Secret, ServiceAccount, PVC, Namespace
 void addServiceKinds(Registry& registry);    // Service
 void addRbacKinds(Registry& registry);       // Role, RoleBinding, ClusterRole, ClusterRoleBinding

@@ -73,11 +73,27 @@ std::optional<json::object> deploymentStatus(const json::object&,
   return status;
 }
 
-// What the pod template names, in the workload's namespace.
-std::vector<Dependency> podTemplateDependencies(const json::object& workload) {
-  const json::object* pod = u::findObject(workload, {"spec", "template", "spec"});
+// What the pod spec at `path` names, in the object's namespace.
+std::vector<Dependency> podSpecAt(const json::object& object,
+                                  std::initializer_list<std::string_view> path) {
+  const json::object* pod = u::findObject(object, path);
   if (pod == nullptr) return {};
-  return podSpecDependencies(*pod, u::stringAt(workload, {"metadata", "namespace"}));
+  return podSpecDependencies(*pod, u::stringAt(object, {"metadata", "namespace"}));
+}
+
+std::vector<Dependency> podTemplateDependencies(const json::object& workload) {
+  return podSpecAt(workload, {"spec", "template", "spec"});
+}
+
+// A StatefulSet's pods also need their governing Service (spec.serviceName) for their DNS names;
+// its volumeClaimTemplates are claims the member's controller makes, not followers.
+std::vector<Dependency> statefulSetDependencies(const json::object& sts) {
+  auto out = podTemplateDependencies(sts);
+  const std::string service = u::stringAt(sts, {"spec", "serviceName"});
+  if (!service.empty())
+    out.push_back({"v1", "Service", u::stringAt(sts, {"metadata", "namespace"}), service, false});
+  normalize(out);
+  return out;
 }
 
 }  // namespace
@@ -102,6 +118,20 @@ void addWorkloadKinds(Registry& registry) {
       .notAdopted = "Deployments are not adopted: delete the member's Deployment to let Flotilla "
                     "create its own",
   });
+  // The other kinds with a pod template: what their pods read follows them (docs/design.md §12).
+  // Their replicas, health and status come with issue #31; until then they are whole objects.
+  registry.add(
+      KindEntry{.group = "apps", .kind = "StatefulSet", .dependencies = statefulSetDependencies});
+  for (const auto& [group, kind] :
+       {std::pair{"apps", "DaemonSet"}, std::pair{"apps", "ReplicaSet"}, std::pair{"batch", "Job"}})
+    registry.add(KindEntry{.group = group, .kind = kind, .dependencies = podTemplateDependencies});
+  registry.add(
+      KindEntry{.group = "batch", .kind = "CronJob", .dependencies = [](const json::object& o) {
+                  return podSpecAt(o, {"spec", "jobTemplate", "spec", "template", "spec"});
+                }});
+  registry.add(KindEntry{.group = "", .kind = "Pod", .dependencies = [](const json::object& o) {
+                           return podSpecAt(o, {"spec"});
+                         }});
 }
 
 }  // namespace flotilla::interpreter

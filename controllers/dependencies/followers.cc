@@ -36,9 +36,11 @@ std::vector<FollowerPlacement> planFollowers(const std::vector<Leader>& leaders,
       auto& placement = byObject[id];
       placement.follower = id;
       placement.requiredBy.insert(leader.key);
-      for (const auto& cluster : leader.clusters) {
-        placement.clusters.insert(cluster);
-        placement.leadersOn[cluster].insert(leader.key);
+      for (const auto* on : {&leader.clusters, &leader.presentOn}) {
+        for (const auto& cluster : *on) {
+          placement.clusters.insert(cluster);
+          placement.leadersOn[cluster].insert(leader.key);
+        }
       }
       auto [it, first] = allOptional.emplace(id, need.optional);
       if (!first) it->second = it->second && need.optional;
@@ -53,11 +55,12 @@ std::vector<FollowerPlacement> planFollowers(const std::vector<Leader>& leaders,
 }
 
 LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerState>& followers,
-                      const std::set<std::string>& leaderPresentOn) {
+                      const std::set<Dependency>& optOut) {
   LeaderGate gate;
   if (!leader.follow) return gate;
   std::vector<std::string> missing, pending;
   for (const auto& need : leader.needs) {
+    if (optOut.count(identity(need))) continue;  // placed by its own policy, if at all
     const auto it = followers.find(identity(need));
     const bool onHost = it != followers.end() && it->second.onHost;
     if (!onHost) {
@@ -70,7 +73,7 @@ LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerS
     for (const auto& cluster : leader.clusters) {
       if (it->second.appliedOn.count(cluster)) continue;
       applied = false;
-      if (!leaderPresentOn.count(cluster)) gate.blocked.insert(cluster);
+      if (!leader.presentOn.count(cluster)) gate.blocked.insert(cluster);
     }
     if (!applied) pending.push_back(describe(need));
   }
@@ -78,6 +81,7 @@ LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerS
     gate.status = "False";
     gate.reason = "Missing";
     gate.message = "not on the host: " + list(missing);
+    if (!pending.empty()) gate.message += "; not applied on every cluster yet: " + list(pending);
   } else if (!pending.empty()) {
     gate.status = "False";
     gate.reason = "Pending";

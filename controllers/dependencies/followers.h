@@ -19,11 +19,16 @@ using interpreter::Dependency;
 struct Leader {
   std::string key;                 // its binding ("shop/web-deployment" or "shop/web")
   std::set<std::string> clusters;  // where it is placed now (the binding's spec.clusters)
-  std::vector<Dependency> needs;   // the interpreter's dependencies of its template
-  bool follow = true;              // the policy's spec.dependencies is Follow (not Ignore)
+  // Where its member copy still exists (being deleted, or holding replicas during a move): its
+  // pods there may restart and need their followers until it is gone. A deleted leader stays in
+  // the input with no clusters while any copy remains.
+  std::set<std::string> presentOn;
+  std::vector<Dependency> needs;  // the interpreter's dependencies of its template
+  bool follow = true;             // the policy's spec.dependencies is Follow (not Ignore)
 };
 
-// Where one follower must be: the union of its leaders' clusters.
+// Where one follower must be: the union of its leaders' clusters and of the clusters their copies
+// are still on.
 struct FollowerPlacement {
   Dependency follower;  // optional only when every leader's reference to it is optional
   std::set<std::string> clusters;
@@ -46,10 +51,12 @@ struct FollowerState {
 };
 
 // Whether a leader may go to each of its target clusters, and its DependenciesReady condition.
+// `optOut` as for planFollowers: such an object is never waited for.
 struct LeaderGate {
-  // Targets the leader is not on yet whose required followers are not applied there: the leader
-  // waits (it is created, or its replicas moved, once they are). A cluster the leader already
-  // runs on is never blocked: a follower lost later does not stop its updates.
+  // Targets the leader is not on yet (Leader::presentOn) where a follower that exists on the host
+  // (required, or optional: its pods would mount it) is not applied yet: the leader waits (it is
+  // created, or its replicas moved, once they are). A cluster the leader already runs on is never
+  // blocked: a follower lost later does not stop its updates.
   std::set<std::string> blocked;
   // DependenciesReady: "True", or "False" with reason Missing (a required follower does not exist
   // on the host: the leader still propagates) or Pending (not applied on every target yet).
@@ -59,6 +66,6 @@ struct LeaderGate {
 };
 
 LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerState>& followers,
-                      const std::set<std::string>& leaderPresentOn);
+                      const std::set<Dependency>& optOut = {});
 
 }  // namespace flotilla::controllers::dependencies

@@ -9,13 +9,16 @@ Dependency cm(const char* name, bool optional = false) {
   return {"v1", "ConfigMap", "shop", name, optional};
 }
 
-TEST(PlanFollowers, TheUnionOfTheLeadersClusters) {
+Leader leader(std::string key, std::set<std::string> clusters, std::set<std::string> presentOn,
+              std::vector<Dependency> needs, bool follow = true) {
+  return {std::move(key), std::move(clusters), std::move(presentOn), std::move(needs), follow};
+}
+
+TEST(PlanFollowers, TheUnionOfTheLeadersClustersAndWhereTheirCopiesStillAre) {
   // A on c1, B on c2, both mount "shared"; A alone reads "a-only".
-  const std::vector<Leader> leaders{
-      {"shop/a", {"c1"}, {cm("shared"), cm("a-only")}, true},
-      {"shop/b", {"c2"}, {cm("shared")}, true},
-  };
-  const auto plan = planFollowers(leaders);
+  const auto a = leader("shop/a", {"c1"}, {"c1"}, {cm("shared"), cm("a-only")});
+  const auto b = leader("shop/b", {"c2"}, {"c2"}, {cm("shared")});
+  const auto plan = planFollowers({a, b});
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].follower, cm("a-only"));
   EXPECT_EQ(plan[0].clusters, (std::set<std::string>{"c1"}));
@@ -24,25 +27,30 @@ TEST(PlanFollowers, TheUnionOfTheLeadersClusters) {
   EXPECT_EQ(plan[1].leadersOn.at("c1"), std::set<std::string>{"shop/a"});
   EXPECT_EQ(plan[1].requiredBy, (std::set<std::string>{"shop/a", "shop/b"}));
 
-  // A leaves c1 (deleted, or moved to c3): the shared follower leaves c1 with it, stays on c2.
-  const auto moved = planFollowers({{"shop/a", {"c3"}, {cm("shared")}, true}, leaders[1]});
-  ASSERT_EQ(moved.size(), 1u);
+  // A moves from c1 to c3: the follower goes to c3 at once and stays on c1 while A's copy is
+  // still there (holding replicas, or being deleted)...
+  const auto moving = planFollowers({leader("shop/a", {"c3"}, {"c1"}, {cm("shared")}), b});
+  ASSERT_EQ(moving.size(), 1u);
+  EXPECT_EQ(moving[0].clusters, (std::set<std::string>{"c1", "c2", "c3"}));
+  // ... and leaves c1 once A's copy is gone there; B keeps it on c2.
+  const auto moved = planFollowers({leader("shop/a", {"c3"}, {"c3"}, {cm("shared")}), b});
   EXPECT_EQ(moved[0].clusters, (std::set<std::string>{"c2", "c3"}));
+  // A deleted: no placement, but its copy still on c3 keeps the follower there until it goes.
+  const auto deleted = planFollowers({leader("shop/a", {}, {"c3"}, {cm("shared")})});
+  EXPECT_EQ(deleted[0].clusters, std::set<std::string>{"c3"});
 }
 
 TEST(PlanFollowers, IgnoreOptOutAndOptionalReferences) {
-  const auto plan = planFollowers(
-      {
-          {"shop/ignored", {"c1"}, {cm("x")}, false},
-          {"shop/a", {"c1"}, {cm("opt", true), cm("both", true), cm("out")}, true},
-          {"shop/b", {"c2"}, {cm("both")}, true},
-      },
-      {cm("out")});
+  const auto plan =
+      planFollowers({leader("shop/ignored", {"c1"}, {}, {cm("x")}, false),
+                     leader("shop/a", {"c1"}, {}, {cm("opt", true), cm("both", true), cm("out")}),
+                     leader("shop/b", {"c2"}, {}, {cm("both")})},
+                    {cm("out")});
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].follower, cm("both")) << "required by one leader: required";
   EXPECT_EQ(plan[1].follower, cm("opt", true)) << "optional for every leader: optional";
   // Not yet placed: named, on no cluster.
-  const auto unplaced = planFollowers({{"shop/new", {}, {cm("env")}, true}});
+  const auto unplaced = planFollowers({leader("shop/new", {}, {}, {cm("env")})});
   ASSERT_EQ(unplaced.size(), 1u);
   EXPECT_TRUE(unplaced[0].clusters.empty());
   EXPECT_EQ(unplaced[0].requiredBy, std::set<std::string>{"shop/new"});
@@ -52,7 +60,6 @@ struct GateCase {
   const char* name;
   Leader leader;
   std::map<Dependency, FollowerState> followers;
-  std::set<std::string> present;
   std::set<std::string> blocked;
   std::string status, reason;
 };
@@ -61,7 +68,7 @@ class GateLeader : public ::testing::TestWithParam<GateCase> {};
 
 TEST_P(GateLeader, Table) {
   const auto& c = GetParam();
-  const auto gate = gateLeader(c.leader, c.followers, c.present);
+  const auto gate = gateLeader(c.leader, c.followers, {cm("out")});
   EXPECT_EQ(gate.blocked, c.blocked);
   EXPECT_EQ(gate.status, c.status);
   EXPECT_EQ(gate.reason, c.reason);
@@ -70,41 +77,59 @@ TEST_P(GateLeader, Table) {
   }
 }
 
-const Leader kWeb{"shop/web", {"c1", "c2"}, {cm("env")}, true};
-
 INSTANTIATE_TEST_SUITE_P(
     Table, GateLeader,
     ::testing::Values(
-        GateCase{
-            "AppliedEverywhere", kWeb, {{cm("env"), {true, {"c1", "c2"}}}}, {}, {}, "True", ""},
+        GateCase{"AppliedEverywhere",
+                 leader("shop/web", {"c1", "c2"}, {}, {cm("env")}),
+                 {{cm("env"), {true, {"c1", "c2"}}}},
+                 {},
+                 "True",
+                 ""},
         // A new cluster waits for the follower; a cluster the leader runs on does not.
         GateCase{"ANewClusterWaits",
-                 kWeb,
+                 leader("shop/web", {"c1", "c2"}, {"c1"}, {cm("env")}),
                  {{cm("env"), {true, {"c1"}}}},
-                 {"c1"},
                  {"c2"},
                  "False",
                  "Pending"},
         GateCase{"AlreadyThereIsNeverBlocked",
-                 kWeb,
+                 leader("shop/web", {"c1", "c2"}, {"c1", "c2"}, {cm("env")}),
                  {{cm("env"), {true, {}}}},
-                 {"c1", "c2"},
                  {},
                  "False",
                  "Pending"},
+        // An optional follower that exists is mounted by the pods: it is waited for too.
+        GateCase{"AnExistingOptionalFollowerIsWaitedFor",
+                 leader("shop/web", {"c1"}, {}, {cm("env", true)}),
+                 {{cm("env"), {true, {}}}},
+                 {"c1"},
+                 "False",
+                 "Pending"},
         // Missing on the host: reported, never holding the workload back.
-        GateCase{"MissingDoesNotBlock", kWeb, {}, {}, {}, "False", "Missing"},
-        GateCase{"OptionalMissingIsFine",
-                 {"shop/web", {"c1"}, {cm("env", true)}, true},
+        GateCase{"MissingDoesNotBlock",
+                 leader("shop/web", {"c1", "c2"}, {}, {cm("env")}),
                  {},
+                 {},
+                 "False",
+                 "Missing"},
+        GateCase{"OptionalMissingIsFine",
+                 leader("shop/web", {"c1"}, {}, {cm("env", true)}),
                  {},
                  {},
                  "True",
                  ""},
-        GateCase{"IgnoreNeverGates",
-                 {"shop/web", {"c1"}, {cm("env")}, false},
-                 {{cm("env"), {true, {}}}},
+        // An opted-out object (flotilla.io/follow: "false") is placed by its own policy, if at
+        // all: never waited for.
+        GateCase{"OptedOutIsNeverWaitedFor",
+                 leader("shop/web", {"c1"}, {}, {cm("out")}),
+                 {{cm("out"), {true, {}}}},
                  {},
+                 "True",
+                 ""},
+        GateCase{"IgnoreNeverGates",
+                 leader("shop/web", {"c1"}, {}, {cm("env")}, false),
+                 {{cm("env"), {true, {}}}},
                  {},
                  "True",
                  ""}),

@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "api/quantity.h"
-#include "interpreter/dependencies.h"
 #include "sim/server/defaults.h"
 #include "sim/storage/ids.h"
 
@@ -147,43 +146,103 @@ json::object condition(const char* type, const char* status, const std::string& 
   return c;
 }
 
-// What a kubelet would wait for before starting a pod's containers: a missing ConfigMap or Secret
-// that a volume mounts keeps it ContainerCreating (the kubelet retries the mount), one an env or
-// envFrom reads is CreateContainerConfigError naming it. A missing ServiceAccount (for which
-// kube-apiserver's admission would not have created the pod at all) keeps it ContainerCreating
-// too. Optional references and PersistentVolumeClaims (not served here) never hold a pod.
+// What a kubelet waits for before it starts a pod's containers (its own walk of the pod spec, kept
+// apart from the operator's interpreter so that each checks the other). Mounts first: while a
+// ConfigMap or Secret a volume mounts (directly, projected, or as a CSI driver's secret) or the
+// pod's ServiceAccount is missing, nothing starts. Then each init container in turn, then the
+// containers: one whose env or envFrom reads a missing ConfigMap or Secret is
+// CreateContainerConfigError (`configmap "env" not found`) while the others start. Optional
+// references never hold a pod; PersistentVolumeClaims are not served here, so not checked.
 struct PodWait {
-  std::string reason;
-  std::string message;
+  bool mounts = false;  // a mounted object (or the ServiceAccount) is missing
+  // The first init container that cannot start and why (then the later ones do not run).
+  std::string initBlocked, initMessage;
+  std::map<std::string, std::string> containerMessages;  // containers that cannot start
+  bool waiting() const { return mounts || !initBlocked.empty() || !containerMessages.empty(); }
 };
 
-std::optional<PodWait> podWaitsFor(const Store& store, const json::object& pod) {
+bool isOptional(const json::object& ref) {
+  const auto* v = ref.if_contains("optional");
+  return v && v->is_bool() && v->as_bool();
+}
+
+PodWait podWaitsFor(const Store& store, const json::object& pod) {
   const json::object& spec = objectAt(pod, "spec");
   const std::string ns = stringAt(objectAt(pod, "metadata"), "namespace");
-  auto missing = [&](const interpreter::Dependency& d) {
-    if (d.optional) return false;
-    const std::string& resource = d.kind == "ConfigMap"        ? kConfigMaps
-                                  : d.kind == "Secret"         ? kSecrets
-                                  : d.kind == "ServiceAccount" ? kServiceAccounts
-                                                               : std::string();
-    return !resource.empty() && !store.get({resource, d.ns, d.name});
+  auto absent = [&](const std::string& resource, const json::object& ref, const char* field) {
+    const std::string name = stringAt(ref, field);
+    return !name.empty() && !isOptional(ref) && !store.get({resource, ns, name});
   };
-  // The two ways a pod names an object, read apart: mounted (and its account), and read into the
-  // environment.
-  json::object mounted, environment;
-  for (const char* field : {"volumes", "serviceAccountName", "serviceAccount"})
-    if (const auto* v = spec.if_contains(field)) mounted[field] = *v;
-  for (const char* field : {"containers", "initContainers"})
-    if (const auto* v = spec.if_contains(field)) environment[field] = *v;
-  for (const auto& d : interpreter::podSpecDependencies(mounted, ns))
-    if (missing(d)) return PodWait{"ContainerCreating", ""};
-  for (const auto& d : interpreter::podSpecDependencies(environment, ns)) {
-    if (!missing(d)) continue;
-    std::string kind = d.kind;
-    std::transform(kind.begin(), kind.end(), kind.begin(), ::tolower);
-    return PodWait{"CreateContainerConfigError", kind + " \"" + d.name + "\" not found"};
+  PodWait wait;
+  const std::string account = stringAt(spec, "serviceAccountName").empty()
+                                  ? stringAt(spec, "serviceAccount")
+                                  : stringAt(spec, "serviceAccountName");
+  if (!account.empty() && account != "default" && !store.get({kServiceAccounts, ns, account}))
+    wait.mounts = true;
+  if (const auto* volumes = spec.if_contains("volumes"); volumes && volumes->is_array()) {
+    for (const auto& v : volumes->as_array()) {
+      if (!v.is_object()) continue;
+      const auto& volume = v.as_object();
+      wait.mounts =
+          wait.mounts || absent(kConfigMaps, objectAt(volume, "configMap"), "name") ||
+          absent(kSecrets, objectAt(volume, "secret"), "secretName") ||
+          absent(kSecrets, objectAt(objectAt(volume, "csi"), "nodePublishSecretRef"), "name");
+      const auto* sources = objectAt(volume, "projected").if_contains("sources");
+      if (!sources || !sources->is_array()) continue;
+      for (const auto& source : sources->as_array()) {
+        if (!source.is_object()) continue;
+        wait.mounts = wait.mounts ||
+                      absent(kConfigMaps, objectAt(source.as_object(), "configMap"), "name") ||
+                      absent(kSecrets, objectAt(source.as_object(), "secret"), "name");
+      }
+    }
   }
-  return std::nullopt;
+  // What a container's env and envFrom read that is missing: the kubelet's message, or "".
+  auto envMissing = [&](const json::object& container) -> std::string {
+    auto check = [&](const json::object& ref, bool configMap) -> std::string {
+      if (!absent(configMap ? kConfigMaps : kSecrets, ref, "name")) return "";
+      return std::string(configMap ? "configmap" : "secret") + " \"" + stringAt(ref, "name") +
+             "\" not found";
+    };
+    if (const auto* env = container.if_contains("env"); env && env->is_array()) {
+      for (const auto& e : env->as_array()) {
+        if (!e.is_object()) continue;
+        const auto& from = objectAt(e.as_object(), "valueFrom");
+        for (auto message : {check(objectAt(from, "configMapKeyRef"), true),
+                             check(objectAt(from, "secretKeyRef"), false)})
+          if (!message.empty()) return message;
+      }
+    }
+    if (const auto* envFrom = container.if_contains("envFrom"); envFrom && envFrom->is_array()) {
+      for (const auto& e : envFrom->as_array()) {
+        if (!e.is_object()) continue;
+        for (auto message : {check(objectAt(e.as_object(), "configMapRef"), true),
+                             check(objectAt(e.as_object(), "secretRef"), false)})
+          if (!message.empty()) return message;
+      }
+    }
+    return "";
+  };
+  if (wait.mounts) return wait;
+  if (const auto* init = spec.if_contains("initContainers"); init && init->is_array()) {
+    for (const auto& c : init->as_array()) {
+      if (!c.is_object()) continue;
+      if (auto message = envMissing(c.as_object()); !message.empty()) {
+        wait.initBlocked = stringAt(c.as_object(), "name");
+        wait.initMessage = std::move(message);
+        return wait;
+      }
+    }
+  }
+  if (const auto* containers = spec.if_contains("containers");
+      containers && containers->is_array()) {
+    for (const auto& c : containers->as_array()) {
+      if (!c.is_object()) continue;
+      if (auto message = envMissing(c.as_object()); !message.empty())
+        wait.containerMessages[stringAt(c.as_object(), "name")] = std::move(message);
+    }
+  }
+  return wait;
 }
 
 }  // namespace
@@ -250,26 +309,32 @@ MemberController::~MemberController() { stop(); }
 namespace {
 class Wake final : public EventSink {
  public:
-  explicit Wake(std::function<void()> poke) : poke_(std::move(poke)) {}
+  Wake(std::function<void()> poke, const std::atomic<bool>& podsBlocked)
+      : poke_(std::move(poke)), podsBlocked_(podsBlocked) {}
   void deliver(const EventPtr& event) override {
     if (event->resource == kDeployments || event->resource == kReplicaSets ||
-        event->resource == kPods || event->resource == kNodes || event->resource == kServices ||
-        event->resource == kConfigMaps || event->resource == kSecrets ||
-        event->resource == kServiceAccounts)
+        event->resource == kPods || event->resource == kNodes || event->resource == kServices)
+      poke_();
+    // What a waiting pod reads may have appeared (only then: a member holds many ConfigMaps).
+    else if (podsBlocked_ && (event->resource == kConfigMaps || event->resource == kSecrets ||
+                              event->resource == kServiceAccounts))
       poke_();
   }
 
  private:
   std::function<void()> poke_;
+  const std::atomic<bool>& podsBlocked_;
 };
 }  // namespace
 
 void MemberController::start() {
-  auto sink = std::make_shared<Wake>([this] {
-    std::lock_guard lock(mutex_);
-    dirty_ = true;
-    wake_.notify_one();
-  });
+  auto sink = std::make_shared<Wake>(
+      [this] {
+        std::lock_guard lock(mutex_);
+        dirty_ = true;
+        wake_.notify_one();
+      },
+      podsBlocked_);
   auto subscribed = store_.subscribe(0, sink);
   subscription_ = subscribed ? *subscribed : 0;
   thread_ = std::thread([this] { loop(); });
@@ -684,6 +749,7 @@ int MemberController::bindPods() {
 int MemberController::runPods() {
   int writes = 0;
   podsWaiting_ = false;
+  podsBlocked_ = false;
   const auto now = now_();
   const std::string nowText = api::formatRfc3339(now);
   for (const auto& pod : store_.listShared(kPods, "")) {
@@ -700,45 +766,91 @@ int MemberController::runPods() {
       podsWaiting_ = true;
       continue;
     }
-    if (const auto wait = podWaitsFor(store_, p)) {
-      // Pending, its containers waiting, said once (a pass that finds it the same writes nothing);
-      // the object's creation wakes the next pass.
-      json::object waiting{{"reason", wait->reason}};
-      if (!wait->message.empty()) waiting["message"] = wait->message;
+    if (const auto wait = podWaitsFor(store_, p); wait.waiting()) {
+      // Pending, said once (a pass that finds the same states writes nothing); the awaited
+      // object's creation wakes the next pass (podsBlocked_).
+      podsBlocked_ = true;
+      const std::string startTime =
+          stringAt(status, "startTime").empty() ? nowText : stringAt(status, "startTime");
+      auto waitingState = [](const std::string& reason, const std::string& message) {
+        json::object w{{"reason", reason}};
+        if (!message.empty()) w["message"] = message;
+        return json::object{{"waiting", std::move(w)}};
+      };
+      auto entry = [](const json::object& c, json::object state, bool running) {
+        return json::object{{"name", stringAt(c, "name")},
+                            {"image", stringAt(c, "image")},
+                            {"ready", running},
+                            {"started", running},
+                            {"restartCount", 0},
+                            {"state", std::move(state)}};
+      };
+      const auto* init = objectAt(p, "spec").if_contains("initContainers");
+      const bool hasInit = init && init->is_array() && !init->as_array().empty();
+      // Init containers: before the blocked one, completed; it, waiting; after it, not started.
+      json::array initStatuses;
+      std::string initPending;
+      bool initDone = !wait.mounts && wait.initBlocked.empty();
+      if (hasInit) {
+        bool before = !wait.mounts;
+        for (const auto& c : init->as_array()) {
+          if (!c.is_object()) continue;
+          const std::string name = stringAt(c.as_object(), "name");
+          if (before && name == wait.initBlocked) before = false;
+          json::object state =
+              before ? json::object{{"terminated", json::object{{"exitCode", 0},
+                                                                {"reason", "Completed"},
+                                                                {"startedAt", startTime},
+                                                                {"finishedAt", startTime}}}}
+              : name == wait.initBlocked
+                  ? waitingState("CreateContainerConfigError", wait.initMessage)
+                  : waitingState("PodInitializing", "");
+          if (!before) initPending += (initPending.empty() ? "" : " ") + name;
+          initStatuses.push_back(entry(c.as_object(), std::move(state), false));
+        }
+      }
       json::array statuses;
-      std::string names;
+      std::string unready;
       if (const auto* containers = objectAt(p, "spec").if_contains("containers");
           containers && containers->is_array()) {
         for (const auto& c : containers->as_array()) {
           if (!c.is_object()) continue;
           const std::string name = stringAt(c.as_object(), "name");
-          names += (names.empty() ? "" : " ") + name;
-          statuses.push_back(json::object{{"name", name},
-                                          {"image", stringAt(c.as_object(), "image")},
-                                          {"ready", false},
-                                          {"started", false},
-                                          {"restartCount", 0},
-                                          {"state", json::object{{"waiting", waiting}}}});
+          const auto blocked = wait.containerMessages.find(name);
+          const bool running = initDone && blocked == wait.containerMessages.end();
+          json::object state =
+              running     ? json::object{{"running", json::object{{"startedAt", startTime}}}}
+              : !initDone ? waitingState(hasInit ? "PodInitializing" : "ContainerCreating", "")
+                          : waitingState("CreateContainerConfigError", blocked->second);
+          if (!running) unready += (unready.empty() ? "" : " ") + name;
+          statuses.push_back(entry(c.as_object(), std::move(state), running));
         }
       }
       if (const auto* current = status.if_contains("containerStatuses");
-          current && *current == json::value(statuses))
-        continue;
-      const std::string unready = "containers with unready status: [" + names + "]";
+          current && *current == json::value(statuses)) {
+        const auto* currentInit = status.if_contains("initContainerStatuses");
+        if (initStatuses.empty() ? !currentInit : currentInit && *currentInit == initStatuses)
+          continue;
+      }
+      const std::string notReady = "containers with unready status: [" + unready + "]";
+      json::array conditions{
+          initDone ? condition("Initialized", "True", "", "", nowText)
+                   : condition("Initialized", "False", "ContainersNotInitialized",
+                               "containers with incomplete status: [" + initPending + "]", nowText),
+          condition("Ready", "False", "ContainersNotReady", notReady, nowText),
+          condition("ContainersReady", "False", "ContainersNotReady", notReady, nowText),
+          *scheduled};
       json::object next = p;
-      next["status"] = json::object{
+      json::object waitingStatus{
           {"phase", "Pending"},
           {"qosClass",
            stringAt(status, "qosClass").empty() ? podQosClass(p) : stringAt(status, "qosClass")},
-          {"startTime", nowText},
+          {"startTime", startTime},
           {"hostIP", "10.0.0.1"},
-          {"conditions",
-           json::array{
-               condition("Initialized", "True", "", "", nowText),
-               condition("Ready", "False", "ContainersNotReady", unready, nowText),
-               condition("ContainersReady", "False", "ContainersNotReady", unready, nowText),
-               *scheduled}},
+          {"conditions", std::move(conditions)},
           {"containerStatuses", std::move(statuses)}};
+      if (!initStatuses.empty()) waitingStatus["initContainerStatuses"] = std::move(initStatuses);
+      next["status"] = std::move(waitingStatus);
       if (store_.update({kPods, meta(p, "namespace"), meta(p, "name")}, next, version(p))) ++writes;
       continue;
     }

@@ -90,6 +90,8 @@ class MemberController {
   bool stopping_ = false;
   // The last pass saw pods not yet due to turn Ready (atomic: tests may call reconcile()).
   std::atomic<bool> podsWaiting_{false};
+  // Some pod waits for a ConfigMap, Secret or ServiceAccount (runPods): their events wake a pass.
+  std::atomic<bool> podsBlocked_{false};
   uint64_t subscription_ = 0;
   std::thread thread_;
   // By uid: the resourceVersions (the object's and its children's) seen by the last pass that

@@ -285,5 +285,61 @@ TEST_F(MemberFixture, AMissingMountedSecretKeepsThePodContainerCreating) {
   EXPECT_EQ(phase(pods()[0]), "Running") << "an optional ConfigMap held the pod back";
 }
 
+// An init container that reads a missing Secret holds the pod in initialization (as a kubelet
+// reports it: Initialized=False, the error on that init container, the containers
+// PodInitializing); one of two containers that reads a missing ConfigMap fails alone.
+TEST_F(MemberFixture, InitContainersAndContainersWaitEachForWhatItReads) {
+  json::object podSpec{
+      {"initContainers",
+       json::array{json::object{
+           {"name", "migrate"},
+           {"image", "tool:1"},
+           {"envFrom", json::array{json::object{{"secretRef", json::object{{"name", "db"}}}}}}}}}};
+  deployment(
+      1, "app:1",
+      json::object{{"env", json::array{json::object{
+                               {"name", "K"},
+                               {"valueFrom",
+                                json::object{{"configMapKeyRef",
+                                              json::object{{"name", "keys"}, {"key", "k"}}}}}}}}},
+      podSpec);
+  settle();
+  now_ += 1500ms;
+  settle();
+  ASSERT_EQ(pods().size(), 1u);
+  auto status = pods()[0].at("status").as_object();
+  EXPECT_EQ(status.at("phase"), "Pending");
+  const auto& init = status.at("initContainerStatuses").at(0).at("state").at("waiting");
+  EXPECT_EQ(init.at("reason"), "CreateContainerConfigError");
+  EXPECT_EQ(init.at("message"), "secret \"db\" not found");
+  EXPECT_EQ(status.at("containerStatuses").at(0).at("state").at("waiting").at("reason"),
+            "PodInitializing");
+  EXPECT_EQ(status.at("conditions").at(0).at("type"), "Initialized");
+  EXPECT_EQ(status.at("conditions").at(0).at("status"), "False");
+  EXPECT_EQ(controller_->reconcile(), 0) << "the same wait was written again";
+
+  // The Secret comes: the init container completes, the container waits for its ConfigMap.
+  auto create = [&](const char* resource, const char* kind, const char* name) {
+    ASSERT_TRUE(store_->create(
+        {resource, "default", name},
+        json::object{{"apiVersion", "v1"},
+                     {"kind", kind},
+                     {"metadata", json::object{{"name", name}, {"namespace", "default"}}}}));
+  };
+  create("/secrets", "Secret", "db");
+  settle();
+  status = pods()[0].at("status").as_object();
+  EXPECT_EQ(status.at("phase"), "Pending");
+  EXPECT_TRUE(
+      status.at("initContainerStatuses").at(0).at("state").as_object().contains("terminated"));
+  const auto& waiting = status.at("containerStatuses").at(0).at("state").at("waiting");
+  EXPECT_EQ(waiting.at("reason"), "CreateContainerConfigError");
+  EXPECT_EQ(waiting.at("message"), "configmap \"keys\" not found");
+  EXPECT_EQ(status.at("conditions").at(0).at("status"), "True");
+  create("/configmaps", "ConfigMap", "keys");
+  settle();
+  EXPECT_EQ(phase(pods()[0]), "Running");
+}
+
 }  // namespace
 }  // namespace flotilla::sim
