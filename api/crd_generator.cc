@@ -75,6 +75,7 @@ std::map<std::string, Hint> hints() {
   h["spec.resourceSelectors[].kind"].required = true;
   h["spec.priority"].defaultValue = 0;
   enumOf("spec.conflictResolution", values(enums::kConflictResolution));
+  enumOf("spec.dependencies", values(enums::kDependencies));
   const std::string p = "spec.placement";
   enumOf(p + ".clusterAffinity.fieldSelector.matchExpressions[].key",
          values(enums::kFieldSelectorKey));

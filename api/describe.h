@@ -127,7 +127,7 @@ BOOST_DESCRIBE_STRUCT(AutoMigration, (),
 BOOST_DESCRIBE_STRUCT(Failover, (), (clusterNotReadyFor, failback))
 BOOST_DESCRIBE_STRUCT(PropagationPolicySpec, (),
                       (resourceSelectors, priority, schedulingProfile, placement, autoMigration,
-                       failover, conflictResolution))
+                       failover, conflictResolution, dependencies))
 BOOST_DESCRIBE_STRUCT(PropagationPolicyStatus, (), (conditions, observedGeneration))
 BOOST_DESCRIBE_STRUCT(PropagationPolicy, (), (apiVersion, kind, metadata, spec, status))
 BOOST_DESCRIBE_STRUCT(ClusterPropagationPolicy, (), (apiVersion, kind, metadata, spec, status))
@@ -155,9 +155,10 @@ BOOST_DESCRIBE_STRUCT(ObjectReferenceWithUID, (), (apiVersion, kind, namespace_,
 BOOST_DESCRIBE_STRUCT(ReplicaRequirements, (), (resourceRequest, nodeSelector, tolerations))
 BOOST_DESCRIBE_STRUCT(PolicyReference, (), (kind, name, namespace_, generation))
 BOOST_DESCRIBE_STRUCT(TargetCluster, (), (name, replicas))
+BOOST_DESCRIBE_STRUCT(BindingRequirement, (), (namespace_, name, clusters))
 BOOST_DESCRIBE_STRUCT(ResourceBindingSpec, (),
                       (resource, replicas, replicaRequirements, policy, placement, priority,
-                       clusters, conflictResolution))
+                       clusters, conflictResolution, dependencies, requiredBy))
 BOOST_DESCRIBE_STRUCT(AggregatedStatusItem, (),
                       (clusterName, applied, propagation, message, health, replicas, readyReplicas))
 BOOST_DESCRIBE_STRUCT(AutoMigrationStatus, (),

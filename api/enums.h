@@ -16,6 +16,9 @@ inline constexpr std::array<std::string_view, 2> kFieldSelectorOperator = {"In",
 // PropagationPolicy spec.conflictResolution (docs/design.md §11): a member object of the same
 // name that Flotilla does not manage is left alone (Abort) or taken over (Adopt).
 inline constexpr std::array<std::string_view, 2> kConflictResolution = {"Abort", "Adopt"};
+// PropagationPolicy spec.dependencies (docs/design.md §12): what a selected workload uses follows
+// it (Follow, the default) or not (Ignore).
+inline constexpr std::array<std::string_view, 2> kDependencies = {"Follow", "Ignore"};
 inline constexpr std::array<std::string_view, 2> kWhenUnsatisfiable = {"DoNotSchedule",
                                                                        "ScheduleAnyway"};
 inline constexpr std::array<std::string_view, 2> kReplicaSchedulingType = {"Duplicated", "Divided"};

@@ -155,6 +155,9 @@ struct PropagationPolicySpec {
   // Abort (empty: the default) | Adopt: what happens to a member object of the same name that
   // Flotilla does not manage (docs/design.md §11).
   std::string conflictResolution;
+  // Follow (empty: the default) | Ignore: whether the ConfigMaps, Secrets, ServiceAccount, PVCs
+  // and Services a selected workload uses follow it to its clusters (docs/design.md §12).
+  std::string dependencies;
   Placement placement;
   std::optional<AutoMigration> autoMigration;  // absent means off
   std::optional<Failover> failover;
@@ -311,6 +314,15 @@ struct TargetCluster {
   bool operator==(const TargetCluster&) const = default;
 };
 
+// A leader whose follower this binding's object is (docs/design.md §12): the follower goes to
+// the leader's clusters. Written by the binding controller.
+struct BindingRequirement {
+  std::string namespace_;
+  std::string name;  // the leader's binding
+  std::vector<std::string> clusters;
+  bool operator==(const BindingRequirement&) const = default;
+};
+
 struct ResourceBindingSpec {
   ObjectReferenceWithUID resource;
   int32_t replicas = 0;
@@ -320,6 +332,10 @@ struct ResourceBindingSpec {
   int32_t priority = 0;
   std::vector<TargetCluster> clusters;  // the scheduling result; written by the scheduler only
   std::string conflictResolution;       // the policy's: Abort (empty) | Adopt
+  std::string dependencies;             // the policy's: Follow (empty) | Ignore
+  // The leaders this object follows; its member copies go to spec.clusters and to every
+  // requirement's clusters (a follower no policy selects has no spec.clusters of its own).
+  std::vector<BindingRequirement> requiredBy;
 };
 
 struct AggregatedStatusItem {

@@ -165,6 +165,8 @@ FieldErrors validatePolicy(const Policy& policy, validation::Scope scope) {
   }
   if (!spec.conflictResolution.empty())
     errors.oneOf("spec.conflictResolution", spec.conflictResolution, enums::kConflictResolution);
+  if (!spec.dependencies.empty())
+    errors.oneOf("spec.dependencies", spec.dependencies, enums::kDependencies);
   if (!spec.schedulingProfile.empty()) {
     errors.dns1123Subdomain("spec.schedulingProfile", spec.schedulingProfile);
   }

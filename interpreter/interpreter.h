@@ -62,6 +62,9 @@ struct KindEntry {
       aggregateStatus;
   // The objects the kind itself names (a workload's pod template: podSpecDependencies).
   std::function<std::vector<Dependency>(const boost::json::object&)> dependencies;
+  // The labels its pods carry (a workload's pod template labels): the Services selecting them
+  // follow it. Null: the kind runs no pods.
+  std::function<const boost::json::object*(const boost::json::object&)> podLabels;
   // Set when conflictResolution: Adopt must not take over a member object of the kind: why (told
   // in the Conflict message). Null: adoptable.
   const char* notAdopted = nullptr;
@@ -95,6 +98,10 @@ class Interpreter {
   // What `object` needs on its clusters: what its kind names, and its flotilla.io/followers
   // extras (whose problems are returned for an Event). Sorted, each once.
   Followers dependencies(const boost::json::object& object) const;
+  // The labels of the pods `object` runs; null when it runs none (or has no labels).
+  const boost::json::object* podLabels(const boost::json::object& object) const {
+    return entry_.podLabels ? entry_.podLabels(object) : nullptr;
+  }
   // Why Adopt does not take over the kind's member objects; null when it may.
   const char* notAdopted() const { return entry_.notAdopted; }
 

@@ -96,6 +96,10 @@ std::vector<Dependency> statefulSetDependencies(const json::object& sts) {
   return out;
 }
 
+const json::object* templateLabels(const json::object& workload) {
+  return u::findObject(workload, {"spec", "template", "metadata", "labels"});
+}
+
 }  // namespace
 
 void addWorkloadKinds(Registry& registry) {
@@ -113,6 +117,7 @@ void addWorkloadKinds(Registry& registry) {
       .health = deploymentHealth,
       .aggregateStatus = deploymentStatus,
       .dependencies = podTemplateDependencies,
+      .podLabels = templateLabels,
       // An adopted copy stays when its cluster is no longer targeted: for a workload, replicas
       // running outside the placement (docs/decisions.md).
       .notAdopted = "Deployments are not adopted: delete the member's Deployment to let Flotilla "
@@ -120,18 +125,36 @@ void addWorkloadKinds(Registry& registry) {
   });
   // The other kinds with a pod template: what their pods read follows them (docs/design.md §12).
   // Their replicas, health and status come with issue #31; until then they are whole objects.
-  registry.add(
-      KindEntry{.group = "apps", .kind = "StatefulSet", .dependencies = statefulSetDependencies});
+  registry.add(KindEntry{.group = "apps",
+                         .kind = "StatefulSet",
+                         .dependencies = statefulSetDependencies,
+                         .podLabels = templateLabels});
   for (const auto& [group, kind] :
        {std::pair{"apps", "DaemonSet"}, std::pair{"apps", "ReplicaSet"}, std::pair{"batch", "Job"}})
-    registry.add(KindEntry{.group = group, .kind = kind, .dependencies = podTemplateDependencies});
+    registry.add(KindEntry{.group = group,
+                           .kind = kind,
+                           .dependencies = podTemplateDependencies,
+                           .podLabels = templateLabels});
   registry.add(
-      KindEntry{.group = "batch", .kind = "CronJob", .dependencies = [](const json::object& o) {
-                  return podSpecAt(o, {"spec", "jobTemplate", "spec", "template", "spec"});
-                }});
-  registry.add(KindEntry{.group = "", .kind = "Pod", .dependencies = [](const json::object& o) {
-                           return podSpecAt(o, {"spec"});
-                         }});
+      KindEntry{.group = "batch",
+                .kind = "CronJob",
+                .dependencies =
+                    [](const json::object& o) {
+                      return podSpecAt(o, {"spec", "jobTemplate", "spec", "template", "spec"});
+                    },
+                .podLabels =
+                    [](const json::object& o) {
+                      return u::findObject(
+                          o, {"spec", "jobTemplate", "spec", "template", "metadata", "labels"});
+                    }});
+  registry.add(
+      KindEntry{.group = "",
+                .kind = "Pod",
+                .dependencies = [](const json::object& o) { return podSpecAt(o, {"spec"}); },
+                .podLabels =
+                    [](const json::object& o) {
+                      return u::findObject(o, {"metadata", "labels"});
+                    }});
 }
 
 }  // namespace flotilla::interpreter

@@ -281,14 +281,32 @@ int main(int argc, char** argv) {
                                            if (federateObjectsLoop)
                                              federateObjectsLoop->queue().add(key);
                                          });
+  // What workloads use follows them (docs/design.md §12): worked out from the caches on demand.
+  ctl::dependencies::FollowerIndex followers(
+      {*bindings, *federated, *federatedObjects},
+      [&sources](const std::string& ns) {
+        auto informer = sources.get({"v1", "Service"}, ns);
+        return informer ? informer->store().byIndex(kube::kNamespaceIndex, ns)
+                        : std::vector<kube::ObjectPtr>{};
+      },
+      [&sources](const std::string& ns) {
+        // (A kind not watched in `ns` has no followers there: no policy that follows selects.)
+        if (!sources.configured()) return false;
+        for (const auto& [apiVersion, kind] : ctl::dependencies::kFollowerKinds) {
+          auto informer = sources.get({apiVersion, kind}, ns);
+          if (informer && !informer->hasSynced()) return false;
+        }
+        return true;
+      });
   ctl::federate::FederateObjectController federateObjects(
       manager->client(), manager->executor(),
       {*federatedObjects, *clusterFederatedObjects, *policies, *clusterPolicies}, sources, recorder,
-      {.reserved = reserved});
+      {.reserved = reserved, .followers = &followers});
   federateObjectsLoop =
       &manager->addController("federate-object", federateObjects, controllerOptions());
   federateObjects.watch(*federateObjectsLoop, *federatedObjects, *clusterFederatedObjects,
                         *policies, *clusterPolicies);
+  federateObjects.watchLeaders(*federateObjectsLoop, *bindings, *federated, *federatedObjects);
   // The kinds are worked out once at the start, then on every policy change.
   manager->addRunnable(
       [&federateObjectsLoop] { federateObjectsLoop->queue().add(ctl::federate::kKindsKey); },
@@ -297,11 +315,12 @@ int main(int argc, char** argv) {
   ctl::binding::BindingController binding(
       manager->client(), manager->executor(),
       {*federated, *bindings, *policies, *clusterPolicies, federatedObjects.get(),
-       clusterFederatedObjects.get(), clusterBindings.get()},
+       clusterFederatedObjects.get(), clusterBindings.get(), &followers},
       recorder, api::Clock::now, reserved);
   auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
   binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
   binding.watchObjects(bindingLoop, *federatedObjects, *bindings, *policies, *clusterPolicies);
+  binding.watchFollowers(bindingLoop, *bindings, *federated, *federatedObjects);
   binding.watchClusterObjects(bindingLoop, *clusterFederatedObjects, *clusterBindings,
                               *clusterPolicies);
 
@@ -309,6 +328,7 @@ int main(int argc, char** argv) {
   syncOptions.gracefulMoveTimeout = options.gracefulMoveTimeout;
   syncOptions.failoverGrace = options.clusterFailoverGrace;
   syncOptions.hostId = hostId;
+  syncOptions.followers = &followers;
   syncOptions.sourceOf = [&sources](const ctl::ObjectKey& key) -> kube::ObjectPtr {
     auto informer = sources.get({key.apiVersion, key.kind}, key.ns);
     return informer ? informer->store().get(key.cacheKey()) : nullptr;

@@ -113,7 +113,8 @@ BindingSubject subjectOf(const api::FederatedObject& fo) {
 }
 
 BindingDecision decideBinding(const BindingSubject& subject, const policy::Resolution& resolution,
-                              const api::ResourceBinding* existing, const std::string& now) {
+                              const api::ResourceBinding* existing, const std::string& now,
+                              const std::vector<api::BindingRequirement>& requiredBy) {
   BindingDecision out;
   const api::ObjectMeta& owner = subject.owner;
   if (owner.deletionTimestamp) return out;
@@ -128,7 +129,7 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
     return out;
   }
 
-  if (!resolution.policy && !existing) {
+  if (!resolution.policy && !existing && requiredBy.empty()) {
     // Nothing to bind yet; the reconciler records why on the federated object.
     out.eventType = "Warning";
     out.eventReason = kReasonPolicyNotFound;
@@ -158,6 +159,7 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
   desired.spec.resource = subject.resource;
   desired.spec.replicas = subject.replicas;
   desired.spec.replicaRequirements = subject.requirements;
+  desired.spec.requiredBy = requiredBy;
 
   const int64_t observedGeneration = existing ? existing->metadata.generation : 0;
   if (resolution.policy) {
@@ -173,6 +175,7 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
     api::setDefaults(desired.spec.placement);
     desired.spec.priority = winner.priority;
     desired.spec.conflictResolution = winner.spec->conflictResolution;
+    desired.spec.dependencies = winner.spec->dependencies;
     // PolicyBound is only written once something was wrong: a binding whose policy is there has
     // no such condition, which saves a status write per binding (and one per scheduler write,
     // whose generation bump would otherwise move observedGeneration).
@@ -183,6 +186,8 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
                         kReasonPolicyFound, "bound to " + winner.key.str(), observedGeneration,
                         now);
     }
+  } else if (!existing || existing->spec.policy.name.empty()) {
+    // A follower no policy governs: nothing to report, its requirements place it.
   } else {
     // An existing binding whose policy is gone: keep policy, placement, priority and clusters.
     const std::string message = lostPolicyMessage(*existing, resolution);

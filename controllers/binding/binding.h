@@ -61,8 +61,14 @@ BindingSubject subjectOf(const api::FederatedObject& fo);
 // one Warning event PolicyNotFound is reported when it does (not on every reconcile).
 // A binding not controlled by the FederatedDeployment is left alone: kConflict with a Warning
 // event BindingConflict naming it.
+//
+// `requiredBy`: the workloads whose follower the object is (docs/design.md §12), recorded in
+// spec.requiredBy. With them a binding is made without a policy (no spec.policy: the scheduler
+// leaves it alone and its copies go to the leaders' clusters); a follower that never had a
+// policy reports no PolicyNotFound.
 BindingDecision decideBinding(const BindingSubject& subject, const policy::Resolution& resolution,
-                              const api::ResourceBinding* existing, const std::string& now);
+                              const api::ResourceBinding* existing, const std::string& now,
+                              const std::vector<api::BindingRequirement>& requiredBy = {});
 inline BindingDecision decideBinding(const api::FederatedDeployment& fd,
                                      const policy::Resolution& resolution,
                                      const api::ResourceBinding* existing, const std::string& now) {

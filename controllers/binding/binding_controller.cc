@@ -5,6 +5,7 @@
 #include "controllers/common/log.h"
 #include "controllers/common/policies.h"
 #include "controllers/common/typed.h"
+#include "interpreter/dependencies.h"
 
 namespace flotilla::controllers::binding {
 
@@ -50,6 +51,35 @@ void BindingController::watchObjects(kube::Controller& controller,
                    kube::generationChanged());
   controller.watch(policies, mapPolicyToObjects(federatedObjects));
   controller.watch(clusterPolicies, mapPolicyToObjects(federatedObjects));
+}
+
+void BindingController::watchFollowers(kube::Controller& controller, kube::SharedInformer& bindings,
+                                       kube::SharedInformer& federatedDeployments,
+                                       kube::SharedInformer& federatedObjects) {
+  const dependencies::FollowerIndex* index = informers_.followers;
+  if (!index) return;
+  controller.watchBoth(
+      bindings,
+      [index](const kube::ObjectPtr& o) {
+        return dependencies::federatedKeys(index->followerKeysOf(*o));
+      },
+      dependencies::leaderPlacementChanged());
+  controller.watchBoth(
+      federatedDeployments,
+      [index](const kube::ObjectPtr& o) {
+        const auto object = dependencies::FollowerIndex::deploymentOf(*o);
+        return object ? dependencies::federatedKeys(index->keysNeededBy(*object))
+                      : std::vector<std::string>{};
+      },
+      kube::generationChanged());
+  controller.watchBoth(
+      federatedObjects,
+      [index](const kube::ObjectPtr& o) {
+        const auto object = dependencies::FollowerIndex::templateOf(*o);
+        return object ? dependencies::federatedKeys(index->keysNeededBy(*object))
+                      : std::vector<std::string>{};
+      },
+      kube::generationChanged());
 }
 
 void BindingController::watchClusterObjects(kube::Controller& controller,
@@ -127,8 +157,22 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
                                informers_.clusterPolicies, decodedPolicies_);
   const auto resolution =
       policy::resolvePolicy(subject->workload, set.policies, set.clusterPolicies, reserved_);
+  // A namespaced object not opted out (the federated object keeps the source's
+  // flotilla.io/follow) follows the workloads that need it.
+  std::vector<api::BindingRequirement> requiredBy;
+  if (fo && informers_.followers && !fo->metadata.namespace_.empty()) {
+    const auto optOut = fo->metadata.annotations.find(interpreter::kFollowAnnotation);
+    if (optOut == fo->metadata.annotations.end() || optOut->second != "false") {
+      const auto& r = subject->resource;
+      // Until the namespace's follower caches have synced, what is recorded stays.
+      if (!informers_.followers->ready(r.namespace_))
+        requiredBy = existing ? existing->spec.requiredBy : requiredBy;
+      else
+        requiredBy = informers_.followers->requiredBy({r.apiVersion, r.kind, r.namespace_, r.name});
+    }
+  }
   const auto decision = decideBinding(*subject, resolution, existing ? &*existing : nullptr,
-                                      api::formatRfc3339(wallClock_()));
+                                      api::formatRfc3339(wallClock_()), requiredBy);
   const auto& ns = subject->owner.namespace_;
   // Events about the federated object itself.
   const auto ownerRef = fd ? involved(*fd) : involved(*fo);
@@ -148,8 +192,11 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
         createdBinding.metadata = std::move(*meta);
       }
       events_.event(involved(createdBinding), "Normal", "BindingCreated",
-                    "bound " + key + " to " + decision.desired.spec.policy.kind + " " +
-                        decision.desired.spec.policy.name);
+                    decision.desired.spec.policy.name.empty()
+                        ? "bound " + key + " as a follower of " +
+                              decision.desired.spec.requiredBy.front().name
+                        : "bound " + key + " to " + decision.desired.spec.policy.kind + " " +
+                              decision.desired.spec.policy.name);
       log::info(kName, key, "created " + bindingResource.kind);
       break;
     }

@@ -9,6 +9,7 @@
 
 #include "api/time.h"
 #include "controllers/common/policies.h"
+#include "controllers/dependencies/follower_index.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
 
@@ -25,6 +26,8 @@ struct Informers {
   // ClusterFederatedObjects, bound to ClusterResourceBindings (keys without a namespace).
   const kube::SharedInformer* clusterFederatedObjects = nullptr;
   const kube::SharedInformer* clusterBindings = nullptr;
+  // Which objects follow workloads (docs/design.md §12), for spec.requiredBy. Null: none do.
+  const dependencies::FollowerIndex* followers = nullptr;
 };
 
 class BindingController final : public kube::Reconciler {
@@ -40,6 +43,11 @@ class BindingController final : public kube::Reconciler {
   void watchObjects(kube::Controller& controller, kube::SharedInformer& federatedObjects,
                     kube::SharedInformer& bindings, kube::SharedInformer& policies,
                     kube::SharedInformer& clusterPolicies);
+  // With informers.followers: a follower's requirements are looked at again when a workload
+  // needing it moves (its binding's clusters or copies) or changes what it needs.
+  void watchFollowers(kube::Controller& controller, kube::SharedInformer& bindings,
+                      kube::SharedInformer& federatedDeployments,
+                      kube::SharedInformer& federatedObjects);
   void watchClusterObjects(kube::Controller& controller,
                            kube::SharedInformer& clusterFederatedObjects,
                            kube::SharedInformer& clusterBindings,

@@ -448,5 +448,49 @@ spec:
   EXPECT_EQ(decideBinding(subject, won(p), &theirs, kT1).action, Action::kConflict);
 }
 
+TEST(DecideBinding, AFollowerIsBoundWithoutAPolicyToItsLeadersClusters) {
+  auto fo = api::testing::fromYaml<api::FederatedObject>(R"(
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedObject
+metadata: {name: env-configmap, namespace: shop, uid: uid-fo, generation: 1}
+spec:
+  template:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: env, namespace: shop}
+    data: {MODE: fast}
+)");
+  const auto subject = subjectOf(fo);
+  const std::vector<api::BindingRequirement> required{{"shop", "web", {"c1", "c2"}}};
+  // No policy and no leader: nothing to bind.
+  EXPECT_EQ(decideBinding(subject, Resolution{}, nullptr, kT0).action, Action::kNone);
+  // A leader needs it: a binding without a policy, its requirements recorded, nothing reported.
+  auto d = decideBinding(subject, Resolution{}, nullptr, kT0, required);
+  ASSERT_EQ(d.action, Action::kCreate);
+  EXPECT_TRUE(d.desired.spec.policy.name.empty());
+  EXPECT_EQ(d.desired.spec.requiredBy, required);
+  EXPECT_TRUE(d.eventReason.empty());
+  EXPECT_TRUE(d.desired.status.conditions.empty()) << "no PolicyBound=False for a follower";
+  // The leader moves: the requirements follow; once identical, nothing to write.
+  auto existing = stored(d);
+  const std::vector<api::BindingRequirement> moved{{"shop", "web", {"c1", "c3"}}};
+  auto m = decideBinding(subject, Resolution{}, &existing, kT1, moved);
+  EXPECT_EQ(m.action, Action::kUpdate);
+  EXPECT_EQ(m.desired.spec.requiredBy, moved);
+  existing = stored(m);
+  EXPECT_EQ(decideBinding(subject, Resolution{}, &existing, kT1, moved).action, Action::kNone);
+  // A policy that selects it too: its placement and dependencies setting, and the requirements.
+  auto p = spread();
+  p.spec.dependencies = "Ignore";
+  auto both = decideBinding(subject, won(p), &existing, kT2, moved);
+  EXPECT_EQ(both.action, Action::kUpdate);
+  EXPECT_EQ(both.desired.spec.policy.name, p.metadata.name);
+  EXPECT_EQ(both.desired.spec.dependencies, "Ignore");
+  EXPECT_EQ(both.desired.spec.requiredBy, moved);
+  // No leader needs it any more: the requirements go (the federate controller removes it).
+  existing = stored(m);
+  EXPECT_TRUE(decideBinding(subject, Resolution{}, &existing, kT2).desired.spec.requiredBy.empty());
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::binding

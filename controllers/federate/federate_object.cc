@@ -11,6 +11,7 @@
 #include "controllers/common/finalizers.h"
 #include "controllers/common/managed.h"
 #include "controllers/federate/intent.h"
+#include "interpreter/dependencies.h"
 
 namespace flotilla::controllers::federate {
 namespace json = boost::json;
@@ -61,7 +62,17 @@ void apply(api::FederatedObject& fo, const json::object& source, const std::stri
   fo.metadata.namespace_ = ns;
   // All labels, flotilla.io/ ones included: the binding controller selects by them.
   fo.metadata.labels = stringMap(source, {"metadata", "labels"});
-  fo.metadata.annotations[kPolicyAnnotation] = policyValue;
+  // The opt-out stays visible to the binding controller (the template drops flotilla.io/ keys).
+  const auto annotations = stringMap(source, {"metadata", "annotations"});
+  if (auto it = annotations.find(interpreter::kFollowAnnotation);
+      it != annotations.end() && it->second == "false")
+    fo.metadata.annotations[interpreter::kFollowAnnotation] = "false";
+  else
+    fo.metadata.annotations.erase(interpreter::kFollowAnnotation);
+  if (policyValue.empty())
+    fo.metadata.annotations.erase(kPolicyAnnotation);  // a follower no policy governs
+  else
+    fo.metadata.annotations[kPolicyAnnotation] = policyValue;
   fo.metadata.annotations[kSourceGenerationAnnotation] =
       std::to_string(u::intAt(source, {"metadata", "generation"}).value_or(0));
   fo.metadata.ownerReferences = {{.apiVersion = apiVersion,
@@ -87,7 +98,7 @@ namespace {
 ObjectDecision decideFederatedObject(const json::object& source,
                                      const api::FederatedObject* existing,
                                      const policy::Resolution& resolution, bool claimedPolicyExists,
-                                     const interpreter::Interpreter& interpreter) {
+                                     const interpreter::Interpreter& interpreter, bool followed) {
   ObjectDecision out;
   // Garbage collection removes the federated object through its owner reference.
   if (u::find(source, {"metadata", "deletionTimestamp"}) != nullptr) return out;
@@ -107,6 +118,9 @@ ObjectDecision decideFederatedObject(const json::object& source,
     intent.wanted = false;
     intent.message = u::stringAt(source, {"kind"}) + " " +
                      u::stringAt(source, {"metadata", "name"}) + " is never propagated: " + *never;
+  } else if (!intent.wanted && followed && !resolution.refused) {
+    intent.wanted = true;  // no policy of its own: it goes where its workloads are
+    intent.policyValue.clear();
   }
 
   // Being deleted (its finalizer is cleaning the members): nothing to write until it is gone.

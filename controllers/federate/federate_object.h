@@ -32,9 +32,14 @@ struct ObjectDecision {
 // its kind). The rules of decideFederated (intent.h) apply; in addition a source that is never
 // propagated (api::neverPropagated: a ServiceAccount token Secret, say) is not federated whatever
 // the policies say, and a federated object it owns is deleted.
+//
+// `followed`: a propagated workload needs the source (docs/design.md §12): it is federated
+// without a policy when none governs it (no flotilla.io/policy annotation then), and unfederated
+// once no policy governs it and no workload needs it.
 ObjectDecision decideFederatedObject(const boost::json::object& source,
                                      const api::FederatedObject* existing,
                                      const policy::Resolution& resolution, bool claimedPolicyExists,
-                                     const interpreter::Interpreter& interpreter);
+                                     const interpreter::Interpreter& interpreter,
+                                     bool followed = false);
 
 }  // namespace flotilla::controllers::federate

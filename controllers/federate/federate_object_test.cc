@@ -170,6 +170,39 @@ TEST(FederateObject, ASourceBeingDeletedIsLeftToTheGarbageCollector) {
   EXPECT_EQ(decide(cm, nullptr, won()).action, Action::kNone);
 }
 
+TEST(FederateObject, AFollowerIsFederatedWithoutAPolicyWhileAWorkloadNeedsIt) {
+  const json::object cm = parse(R"({"apiVersion":"v1","kind":"ConfigMap",
+    "metadata":{"name":"env","namespace":"shop","uid":"uid-env",
+      "annotations":{"flotilla.io/follow":"true"}},"data":{"MODE":"fast"}})");
+  const auto& i = interp(cm);
+  // Needed by a workload, no policy of its own: federated, no policy recorded.
+  auto d = decideFederatedObject(cm, nullptr, Resolution{}, false, i, true);
+  ASSERT_EQ(d.action, Action::kCreate);
+  EXPECT_EQ(d.desired.metadata.annotations.count(kPolicyAnnotation), 0u);
+  // Still needed: nothing to write.
+  const api::FederatedObject existing = d.desired;
+  EXPECT_EQ(decideFederatedObject(cm, &existing, Resolution{}, false, i, true).action,
+            Action::kNone);
+  // No workload needs it any more and no policy governs it: unfederated (its binding's
+  // requirements kept it on the clusters until its leaders' copies were gone).
+  EXPECT_EQ(decideFederatedObject(cm, &existing, Resolution{}, false, i, false).action,
+            Action::kDelete);
+  // A policy selects it as well: its own policy is recorded.
+  auto withPolicy = decideFederatedObject(cm, &existing, won(), true, i, true);
+  EXPECT_EQ(withPolicy.action, Action::kUpdate);
+  EXPECT_EQ(withPolicy.desired.metadata.annotations.at(kPolicyAnnotation), kApp.str());
+  // The opt-out stays on the federated object for the binding controller.
+  json::object optedOut = cm;
+  optedOut["metadata"].as_object()["annotations"].as_object()["flotilla.io/follow"] = "false";
+  auto o = decideFederatedObject(optedOut, nullptr, won(), true, i, false);
+  EXPECT_EQ(o.desired.metadata.annotations.at("flotilla.io/follow"), "false");
+  // A token Secret never follows.
+  const json::object token = parse(R"({"apiVersion":"v1","kind":"Secret","type":
+    "kubernetes.io/service-account-token","metadata":{"name":"t","namespace":"shop","uid":"u"}})");
+  EXPECT_EQ(decideFederatedObject(token, nullptr, Resolution{}, false, interp(token), true).action,
+            Action::kNone);
+}
+
 TEST(KindsNamed, OnlyWhatPoliciesNameAndMayBePropagated) {
   auto pp = api::testing::fromYaml<api::PropagationPolicy>(R"(
 apiVersion: flotilla.io/v1alpha1

@@ -7,6 +7,7 @@
 #include "controllers/common/typed.h"
 #include "controllers/federate/federate_object.h"
 #include "controllers/federate/source_kinds.h"
+#include "interpreter/dependencies.h"
 
 namespace flotilla::controllers::federate {
 
@@ -97,6 +98,31 @@ void FederateObjectController::watch(kube::Controller& controller,
   controller.watch(clusterPolicies, mapPolicyToSources());
 }
 
+void FederateObjectController::watchLeaders(kube::Controller& controller,
+                                            kube::SharedInformer& bindings,
+                                            kube::SharedInformer& federatedDeployments,
+                                            kube::SharedInformer& federatedObjects) {
+  const dependencies::FollowerIndex* index = options_.followers;
+  if (!index) return;
+  controller.watchBoth(
+      bindings, [index](const kube::ObjectPtr& o) { return index->followerKeysOf(*o); },
+      dependencies::leaderPlacementChanged());
+  controller.watchBoth(
+      federatedDeployments,
+      [index](const kube::ObjectPtr& o) {
+        const auto object = dependencies::FollowerIndex::deploymentOf(*o);
+        return object ? index->keysNeededBy(*object) : std::vector<std::string>{};
+      },
+      kube::generationChanged());
+  controller.watchBoth(
+      federatedObjects,
+      [index](const kube::ObjectPtr& o) {
+        const auto object = dependencies::FollowerIndex::templateOf(*o);
+        return object ? index->keysNeededBy(*object) : std::vector<std::string>{};
+      },
+      kube::generationChanged());
+}
+
 api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
   std::vector<api::PropagationPolicy> policies;
   for (const auto& o : informers_.policies.store().list())
@@ -106,6 +132,16 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
     if (auto p = fromObject<api::ClusterPropagationPolicy>(o))
       clusterPolicies.push_back(std::move(*p));
   auto kinds = kindsNamed(policies, clusterPolicies);
+  if (options_.followers) {
+    // What workloads use is watched where policies that let it follow them select workloads:
+    // a PropagationPolicy's namespace, every namespace for a ClusterPropagationPolicy.
+    for (const auto& [apiVersion, kind] : dependencies::kFollowerKinds) {
+      for (const auto& p : policies)
+        if (p.spec.dependencies != "Ignore") kinds[{apiVersion, kind}].add(p.metadata.namespace_);
+      for (const auto& p : clusterPolicies)
+        if (p.spec.dependencies != "Ignore") kinds[{apiVersion, kind}].add("");
+    }
+  }
   // A kind no policy names any more stays watched while federated objects of it remain: their
   // sources are reconciled once more, which unfederates them (the informer stops when the last
   // one is gone).
@@ -173,8 +209,19 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
       existing && claimedPolicyExists(existing->metadata.annotations, informers_.policies,
                                       informers_.clusterPolicies);
   const auto interpreter = interpreter::Registry::builtIn().of(key->apiVersion, key->kind);
+  // A workload needs it (docs/design.md §12): a namespaced object not opted out.
+  // Until the namespace's follower caches have synced, a federated object stays.
+  bool followed = false;
+  bool unsure = false;
+  if (options_.followers && !key->ns.empty() && interpreter::mayFollow(source)) {
+    unsure = !options_.followers->ready(key->ns);
+    followed = unsure ? existing.has_value()
+                      : !options_.followers
+                             ->requiredBy({key->apiVersion, key->kind, key->ns, key->name, false})
+                             .empty();
+  }
   const auto decision = decideFederatedObject(source, existing ? &*existing : nullptr, resolution,
-                                              claimedExists, interpreter);
+                                              claimedExists, interpreter, followed);
   const auto subject = involvedSource(*key, source);
   if (!decision.refusal.empty())
     events_.event(subject, "Warning", "PolicyNotApplicable", decision.refusal);
@@ -223,6 +270,7 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
       log::warn(kFederateObject, text, decision.message);
       break;
   }
+  if (unsure) return kube::ReconcileResult{false, std::chrono::seconds(1)};
   return kube::ReconcileResult{};
 }
 

@@ -10,6 +10,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "controllers/common/policies.h"
+#include "controllers/dependencies/follower_index.h"
 #include "controllers/federate/source_informers.h"
 #include "kube/controller/controller.h"
 #include "kube/events/event_recorder.h"
@@ -30,6 +31,8 @@ struct ObjectControllerOptions {
   // A kind a policy names that the host does not serve is looked up again this often (a CRD
   // created later is picked up).
   std::chrono::nanoseconds unservedRetry = std::chrono::seconds(10);
+  // Which objects follow workloads (docs/design.md §12); null: none do.
+  const dependencies::FollowerIndex* followers = nullptr;
 };
 
 class FederateObjectController final : public kube::Reconciler {
@@ -42,6 +45,11 @@ class FederateObjectController final : public kube::Reconciler {
   void watch(kube::Controller& controller, kube::SharedInformer& federatedObjects,
              kube::SharedInformer& clusterFederatedObjects, kube::SharedInformer& policies,
              kube::SharedInformer& clusterPolicies);
+  // With options.followers: what a workload needs is looked at again when its placement, its
+  // copies or its template change (before and after the change).
+  void watchLeaders(kube::Controller& controller, kube::SharedInformer& bindings,
+                    kube::SharedInformer& federatedDeployments,
+                    kube::SharedInformer& federatedObjects);
 
  private:
   api::Result<kube::ReconcileResult> reconcileKinds();

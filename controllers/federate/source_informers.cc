@@ -100,6 +100,7 @@ SourceInformers::SyncResult SourceInformers::sync(const std::map<KindKey, Source
     informer->start(executor_);
     out.started.push_back(describe(kind, ns));
   }
+  configured_ = true;
   return out;
 }
 

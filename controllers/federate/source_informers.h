@@ -6,6 +6,7 @@
 // host.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <functional>
 #include <map>
@@ -51,6 +52,8 @@ class SourceInformers {
   // Every running informer, with its kind (a kind watched per namespace has several).
   std::vector<std::pair<KindKey, std::shared_ptr<const kube::SharedInformer>>> all() const;
   bool synced() const;
+  // Whether sync() has run once: before, no kind is watched because none was asked for yet.
+  bool configured() const { return configured_; }
   void stopAll();
 
  private:
@@ -62,6 +65,7 @@ class SourceInformers {
   // (kind, namespace): "" is every namespace, or a cluster-scoped kind.
   using SourceId = std::pair<KindKey, std::string>;
   std::map<SourceId, std::shared_ptr<kube::SharedInformer>> informers_;
+  std::atomic<bool> configured_{false};
 };
 
 }  // namespace flotilla::controllers::federate

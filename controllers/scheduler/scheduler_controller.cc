@@ -306,6 +306,9 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   }
   const api::ResourceBinding& rb = *decoded;
   if (rb.metadata.deletionTimestamp) return Outcome::kNothing;
+  // A follower no policy governs goes where its workloads are (spec.requiredBy, docs/design.md
+  // §12): there is nothing to schedule.
+  if (rb.spec.policy.name.empty() && !rb.spec.requiredBy.empty()) return Outcome::kNothing;
   const auto started = steady_clock::now();
   const auto now = options_.wallClock();
 

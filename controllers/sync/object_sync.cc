@@ -13,12 +13,16 @@
 #include "api/json_codec.h"
 #include "api/unstructured.h"
 #include "controllers/common/await.h"
+#include "controllers/common/cluster_events.h"
 #include "controllers/common/finalizers.h"
 #include "controllers/common/log.h"
 #include "controllers/common/managed.h"
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
+#include "controllers/dependencies/leaders.h"
+#include "controllers/sync/dependency_gate.h"
 #include "controllers/sync/member_namespace.h"
+#include "controllers/sync/member_object.h"
 #include "controllers/sync/sync_controller.h"
 
 namespace flotilla::controllers::sync {
@@ -296,7 +300,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   // What each cluster may hold (sync_plan.h): a following cache of Flotilla's copies that holds
   // none says nothing of ours is there (only a cache already started: a kind is not watched on
   // members it was never propagated to).
-  SyncPlanInput input{rb->spec.clusters, placementCurrent(*rb), std::nullopt, false, {}};
+  // A follower goes to its leaders' clusters too (spec.requiredBy); one no policy governs has
+  // no scheduler, and its requirements are always current (docs/design.md §12).
+  const auto targets = dependencies::targetsOf(*rb);
+  const bool followerOnly = rb->spec.policy.name.empty() && !rb->spec.requiredBy.empty();
+  SyncPlanInput input{targets, followerOnly || placementCurrent(*rb), std::nullopt, false, {}};
   std::set<std::string> seen;
   auto observe = [&](const std::string& cluster, bool target) {
     ClusterObservation c{cluster};
@@ -313,7 +321,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     }
     return c;
   };
-  for (const auto& target : rb->spec.clusters)
+  for (const auto& target : targets)
     if (seen.insert(target.name).second) input.clusters.push_back(observe(target.name, true));
   if (input.placementCurrent) {  // (only then is anything removed)
     for (const auto& cluster : members_.names())
@@ -324,7 +332,19 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   Retry retry;
   std::vector<ClusterState> states;
   std::vector<std::optional<json::object>> lives;
+  // Its followers first on a cluster it is not on yet (docs/design.md §12).
+  const auto gate = gateOf(*rbObject, {options_.followers, bindings, options_.sourceOf});
   for (const auto& action : plan.actions) {
+    if (action.step != SyncStep::kRemove && gate && gate->blocked.count(action.cluster)) {
+      states.push_back({action.cluster,
+                        propagation::kPendingCreate,
+                        "waiting for its dependencies: " + gate->message,
+                        {},
+                        true});
+      lives.push_back(std::nullopt);
+      retry.soon = true;
+      continue;
+    }
     if (action.step != SyncStep::kRemove) {  // (kinds without make-before-break never hold)
       std::optional<json::object> live;
       states.push_back(syncObjectCluster(fo, interpreter, key, action.cluster, action.replicas,
@@ -391,17 +411,23 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   // The binding's per-cluster propagation and FullyApplied, as for a Deployment.
   std::vector<ClusterOutcome> outcomes;
   for (const auto& s : states) outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
+  bool missing = false;
   auto written = writeStatus(
       host_, executor_, bindingResource, *rbObject, [&](json::object& object) -> api::Result<bool> {
         auto current = fromObject<api::ResourceBinding>(object);
         if (!current) return current.error();
         if (current->metadata.generation != rb->metadata.generation) return false;
-        const json::value status = api::encode(syncStatus(*current, outcomes, nowText, ""));
+        auto next = syncStatus(*current, outcomes, nowText, "");
+        missing =
+            gate && gate->status != "Unknown" &&
+            dependencies::setDependenciesReady(next, *gate, current->metadata.generation, nowText);
+        const json::value status = api::encode(next);
         if (sameStatus(object, status)) return false;
         object["status"] = status;
         return true;
       });
   if (!written) return retryOnConflict(written.error());
+  if (missing) events_.event(involved(*rb), "Warning", "DependencyMissing", gate->message);
   // The federated object's status.
   auto foWritten = writeStatus(
       host_, executor_, foResource, *cached, [&](json::object& object) -> api::Result<bool> {
@@ -429,7 +455,12 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
             updated["kind"] = kind;
             updated["status"] = std::move(*status);
             auto w = await(executor_, host_.updateStatus(*hostResource, updated));
-            if (!w) return retryOnConflict(w.error());
+            // Not allowed to write it (an install without the status rule): the members are
+            // synced all the same; retrying would not change the answer.
+            if (!w && w.error().code == 403)
+              log::warn(kObjectSync, key, "cannot write the host's status: " + w.error().message);
+            else if (!w)
+              return retryOnConflict(w.error());
           }
         }
       }

@@ -12,6 +12,7 @@
 #include "controllers/common/managed.h"
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
+#include "controllers/sync/dependency_gate.h"
 #include "controllers/sync/member_namespace.h"
 #include "controllers/sync/member_object.h"
 #include "controllers/sync/move.h"
@@ -101,6 +102,9 @@ void SyncController::watch(kube::Controller& controller, kube::SharedInformer& f
                                             deleting(*a) != deleting(*b);
                                    },
                                    nullptr});
+  // A follower applied on a cluster its leader waits for (docs/design.md §12).
+  if (options_.followers)
+    controller.watch(bindings, mapFollowerToLeaders(), followerAppliedChanged());
   // spec.clusters (the scheduler's result), and the scheduler's status saying that placement is
   // current: only then are clusters left out of it cleaned (a status write lost and repaired
   // later comes without a generation change). Our own status writes do not matter.
@@ -458,12 +462,21 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
       if (seen.insert(cluster).second) input.clusters.push_back(observe(cluster));
   }
   const SyncPlan plan = planSync(input);
+  // Its followers first on a cluster it is not on yet (docs/design.md §12).
+  const auto gate =
+      gateOf(*rbObject, {options_.followers, &informers_.bindings, options_.sourceOf});
 
   Retry retry;
   std::vector<ClusterOutcome> outcomes;
   for (const auto& action : plan.actions) {
     switch (action.step) {
       case SyncStep::kApply:
+        if (gate && gate->blocked.count(action.cluster)) {
+          outcomes.push_back({action.cluster, propagation::kPendingCreate,
+                              "waiting for its dependencies: " + gate->message, true});
+          retry.soon = true;  // (their bindings' status brings it back sooner)
+          break;
+        }
         outcomes.push_back(syncCluster(*fd, key, action.cluster, action.replicas, &retry));
         break;
       case SyncStep::kHold: {
@@ -521,6 +534,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   // The sync controller's fields, applied again to a fresh binding if another writer (scheduler,
   // status controller) got there first.
+  bool missing = false;
   auto written = writeStatus(host_, executor_, resources::kResourceBindings, toObject(*rb),
                              [&](json::object& object) -> api::Result<bool> {
                                auto current = fromObject<api::ResourceBinding>(object);
@@ -529,13 +543,17 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                                // the newer generation's event brings this binding back.
                                if (current->metadata.generation != rb->metadata.generation)
                                  return false;
-                               const json::value status =
-                                   api::encode(syncStatus(*current, outcomes, nowText, moving));
+                               auto next = syncStatus(*current, outcomes, nowText, moving);
+                               missing = gate && gate->status != "Unknown" &&
+                                         dependencies::setDependenciesReady(
+                                             next, *gate, current->metadata.generation, nowText);
+                               const json::value status = api::encode(next);
                                if (sameStatus(object, status)) return false;
                                object["status"] = status;
                                return true;
                              });
   if (!written) return retryOnConflict(written.error());
+  if (missing) events_.event(involved(*rb), "Warning", "DependencyMissing", gate->message);
   // Member status events bring a moving binding back as the new replicas become available (the
   // operator routes them here while FullyApplied says MoveInProgress); the requeue is the
   // backstop.

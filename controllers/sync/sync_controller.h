@@ -12,6 +12,7 @@
 #include "api/time.h"
 #include "controllers/common/member_registry.h"
 #include "controllers/common/object_key.h"
+#include "controllers/dependencies/follower_index.h"
 #include "controllers/sync/object_plan.h"
 #include "controllers/sync/sync_plan.h"
 #include "controllers/sync/sync_status.h"
@@ -51,6 +52,9 @@ struct SyncControllerOptions {
   // A member copy that is not healthy yet and whose kind's cache on that member is not synced is
   // looked at again this often (otherwise its changes come as member events).
   std::chrono::nanoseconds healthPoll = std::chrono::seconds(10);
+  // Which objects follow workloads (docs/design.md §12): a workload goes to a cluster only once
+  // its followers are applied there. Null: nothing follows.
+  const dependencies::FollowerIndex* followers = nullptr;
 };
 
 // The plan's retry (sync_plan.h) as the work queue takes it.

@@ -111,6 +111,14 @@ Controller::Controller(std::string name, Reconciler& reconciler, ControllerOptio
 Controller::~Controller() { stop(); }
 
 void Controller::watch(SharedInformer& informer, MapFunc map, Predicate predicate) {
+  addWatch(informer, std::move(map), std::move(predicate), false);
+}
+
+void Controller::watchBoth(SharedInformer& informer, MapFunc map, Predicate predicate) {
+  addWatch(informer, std::move(map), std::move(predicate), true);
+}
+
+void Controller::addWatch(SharedInformer& informer, MapFunc map, Predicate predicate, bool both) {
   WorkQueue* queue = queue_.get();
   auto enqueue = [queue, map](const ObjectPtr& o) {
     for (const auto& key : map(o)) queue->add(key);
@@ -119,12 +127,15 @@ void Controller::watch(SharedInformer& informer, MapFunc map, Predicate predicat
   handler.onAdd = [enqueue, predicate](const ObjectPtr& o) {
     if (!predicate.create || predicate.create(o)) enqueue(o);
   };
-  handler.onUpdate = [enqueue, predicate](const ObjectPtr& before, const ObjectPtr& after) {
+  handler.onUpdate = [enqueue, predicate, both](const ObjectPtr& before, const ObjectPtr& after) {
     if (before == after) {  // resync: always reconcile
       enqueue(after);
       return;
     }
-    if (!predicate.update || predicate.update(before, after)) enqueue(after);
+    if (!predicate.update || predicate.update(before, after)) {
+      if (both) enqueue(before);
+      enqueue(after);
+    }
   };
   handler.onDelete = [enqueue, predicate](const ObjectPtr& last, bool) {
     if (!predicate.remove || predicate.remove(last)) enqueue(last);

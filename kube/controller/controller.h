@@ -78,6 +78,9 @@ class Controller {
 
   // Registers a handler on the informer (before it starts).
   void watch(SharedInformer& informer, MapFunc map = mapToSelf(), Predicate predicate = {});
+  // As watch, but an update enqueues the keys of the object before the change too: for a map
+  // that reads what the object points at (a reference dropped by the change still needs a look).
+  void watchBoth(SharedInformer& informer, MapFunc map, Predicate predicate = {});
 
   void start();
   // Stops taking new work, waits for reconciles in progress, joins the workers. Idempotent.
@@ -88,6 +91,7 @@ class Controller {
   const ControllerStats& stats() const { return stats_; }
 
  private:
+  void addWatch(SharedInformer& informer, MapFunc map, Predicate predicate, bool both);
   void worker();
   void processOne(const std::string& key);
 

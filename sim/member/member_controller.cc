@@ -23,6 +23,7 @@ const std::string kServices = "/services";
 const std::string kConfigMaps = "/configmaps";
 const std::string kSecrets = "/secrets";
 const std::string kServiceAccounts = "/serviceaccounts";
+const std::string kClaims = "/persistentvolumeclaims";
 
 const json::object& objectAt(const json::object& o, std::string_view key) {
   static const json::object kEmpty;
@@ -152,7 +153,8 @@ json::object condition(const char* type, const char* status, const std::string& 
 // pod's ServiceAccount is missing, nothing starts. Then each init container in turn, then the
 // containers: one whose env or envFrom reads a missing ConfigMap or Secret is
 // CreateContainerConfigError (`configmap "env" not found`) while the others start. Optional
-// references never hold a pod; PersistentVolumeClaims are not served here, so not checked.
+// references never hold a pod. A missing PersistentVolumeClaim holds the pod too (a real
+// scheduler leaves it Pending: "persistentvolumeclaim not found"; claims here are always bound).
 struct PodWait {
   bool mounts = false;  // a mounted object (or the ServiceAccount) is missing
   // The first init container that cannot start and why (then the later ones do not run).
@@ -186,7 +188,8 @@ PodWait podWaitsFor(const Store& store, const json::object& pod) {
       wait.mounts =
           wait.mounts || absent(kConfigMaps, objectAt(volume, "configMap"), "name") ||
           absent(kSecrets, objectAt(volume, "secret"), "secretName") ||
-          absent(kSecrets, objectAt(objectAt(volume, "csi"), "nodePublishSecretRef"), "name");
+          absent(kSecrets, objectAt(objectAt(volume, "csi"), "nodePublishSecretRef"), "name") ||
+          absent(kClaims, objectAt(volume, "persistentVolumeClaim"), "claimName");
       const auto* sources = objectAt(volume, "projected").if_contains("sources");
       if (!sources || !sources->is_array()) continue;
       for (const auto& source : sources->as_array()) {
@@ -317,7 +320,7 @@ class Wake final : public EventSink {
       poke_();
     // What a waiting pod reads may have appeared (only then: a member holds many ConfigMaps).
     else if (podsBlocked_ && (event->resource == kConfigMaps || event->resource == kSecrets ||
-                              event->resource == kServiceAccounts))
+                              event->resource == kServiceAccounts || event->resource == kClaims))
       poke_();
   }
 

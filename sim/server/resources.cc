@@ -39,6 +39,7 @@ ResourceRegistry::ResourceRegistry() {
       builtin("", "v1", "pods", "Pod", true, {"po"}, true),
       builtin("", "v1", "services", "Service", true, {"svc"}, true),
       builtin("", "v1", "serviceaccounts", "ServiceAccount", true, {"sa"}),
+      builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, {"pvc"}, true),
       builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"}, true),
       builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, true),
       builtin("coordination.k8s.io", "v1", "leases", "Lease", true),

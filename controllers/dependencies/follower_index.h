@@ -1,0 +1,82 @@
+// The follower plan of a namespace as the host's caches show it (docs/design.md §12): the leaders
+// (bindings whose objects name followers), and for one object the leaders it follows. Nothing is
+// kept between calls: every answer is computed from the informers' caches, so a restarted
+// operator answers the same (the pure parts are leaders.h and followers.h).
+#pragma once
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controllers/dependencies/leaders.h"
+#include "kube/cache/informer.h"
+#include "kube/controller/controller.h"
+
+namespace flotilla::controllers::dependencies {
+
+struct IndexInformers {
+  const kube::SharedInformer& bindings;
+  const kube::SharedInformer& federatedDeployments;
+  const kube::SharedInformer& federatedObjects;
+};
+
+// The Services of a namespace as the host's caches hold them (none when Services are not watched
+// there).
+using ServicesIn = std::function<std::vector<kube::ObjectPtr>(const std::string& ns)>;
+// Whether the caches of every follower kind in a namespace have synced: until then what follows
+// whom is not known (a restarting operator must not take a Service it has not listed yet for one
+// that is gone).
+using SourcesSynced = std::function<bool(const std::string& ns)>;
+
+// The kinds that follow workloads on their own (a pod template or a selector names them); an
+// annotated extra of another kind follows only where a policy has that kind watched.
+inline constexpr std::array<std::pair<const char*, const char*>, 5> kFollowerKinds = {{
+    {"v1", "ConfigMap"},
+    {"v1", "Secret"},
+    {"v1", "ServiceAccount"},
+    {"v1", "PersistentVolumeClaim"},
+    {"v1", "Service"},
+}};
+
+// A binding update that may move its followers: spec.clusters, the clusters of
+// status.aggregatedStatus (where copies are), or its deletion began.
+kube::Predicate leaderPlacementChanged();
+
+// The federated object (and binding) key "ns/name" of each ObjectKey text.
+std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKeys);
+
+class FollowerIndex {
+ public:
+  FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced = nullptr);
+
+  // Whether the answers for namespace `ns` are complete (SourcesSynced).
+  bool ready(const std::string& ns) const { return !synced_ || synced_(ns); }
+
+  // The object a binding's members receive, from its federated object's cache (a
+  // FederatedDeployment's template as a Deployment); nullopt when that is not cached.
+  std::optional<boost::json::object> memberObjectOf(const boost::json::object& binding) const;
+  // The leader a binding stands for (leaders.h), nullopt when it leads nothing.
+  std::optional<Leader> leaderOf(const boost::json::object& binding) const;
+  // Every leader of a namespace.
+  std::vector<Leader> leadersIn(const std::string& ns) const;
+  // What `follower`'s binding records in spec.requiredBy (empty: no leader names it).
+  std::vector<api::BindingRequirement> requiredBy(const Dependency& follower) const;
+  // The ObjectKey texts of what a binding's object needs: for the federate controller's queue.
+  std::vector<std::string> followerKeysOf(const boost::json::object& binding) const;
+  // The same for a member object (a cached federated object's, below).
+  std::vector<std::string> keysNeededBy(const boost::json::object& object) const;
+
+  // The object members receive, from a cached FederatedDeployment (as a Deployment) or
+  // FederatedObject; nullopt when it has no template.
+  static std::optional<boost::json::object> deploymentOf(const boost::json::object& fd);
+  static std::optional<boost::json::object> templateOf(const boost::json::object& fo);
+
+ private:
+  IndexInformers informers_;
+  ServicesIn services_;
+  SourcesSynced synced_;
+};
+
+}  // namespace flotilla::controllers::dependencies

@@ -1,0 +1,46 @@
+// From the host's bindings to the follower plan (docs/design.md §12): which bindings lead (their
+// object names followers or runs pods a Service selects), and what a follower's own binding
+// records about its leaders (spec.requiredBy). Pure functions on JSON and plain structs, tested by
+// tables (leaders_test.cc); FollowerIndex (follower_index.h) feeds them from the caches.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/flotilla_types.h"
+#include "controllers/dependencies/followers.h"
+
+namespace flotilla::controllers::dependencies {
+
+// The leader a binding (as the host stores it) stands for, given `object`, the object its
+// members receive (the federated object's template; a FederatedDeployment's as a Deployment),
+// and the Services of its namespace. Its needs are what the kind's interpreter names plus the
+// Services whose selector matches its pods. nullopt when it needs nothing and runs no pods; a
+// binding being deleted still leads while a member copy remains (status.aggregatedStatus).
+std::optional<Leader> leaderOf(const boost::json::object& binding,
+                               const boost::json::object& object,
+                               const std::vector<const boost::json::object*>& services);
+
+// The same object, whatever the reference's optional flag.
+bool sameObject(const Dependency& a, const Dependency& b);
+
+// What `follower`'s binding records in spec.requiredBy: one entry per leader naming it (in
+// namespace `ns`, sorted by name) with the clusters where that leader needs it. Empty when no
+// leader names it: it follows nothing.
+std::vector<api::BindingRequirement> requirementsFor(const std::vector<FollowerPlacement>& plan,
+                                                     const Dependency& follower,
+                                                     const std::string& ns);
+
+// The clusters a binding's object goes to: spec.clusters, then the clusters of spec.requiredBy
+// not among them (a follower Duplicated there: 0 replicas).
+std::vector<api::TargetCluster> targetsOf(const api::ResourceBinding& rb);
+
+// The leader's DependenciesReady condition from its gate. Only a binding that leads carries it;
+// returns whether it turned to (or changed within) Missing: a Warning Event then says why.
+inline constexpr const char* kDependenciesReady = "DependenciesReady";
+bool setDependenciesReady(api::ResourceBindingStatus& status, const LeaderGate& gate,
+                          int64_t generation, const std::string& now);
+
+}  // namespace flotilla::controllers::dependencies

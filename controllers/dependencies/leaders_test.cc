@@ -1,0 +1,84 @@
+#include "controllers/dependencies/leaders.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+namespace flotilla::controllers::dependencies {
+namespace {
+
+namespace json = boost::json;
+
+json::object parse(const char* text) { return json::parse(text).as_object(); }
+
+const json::object kDeployment = parse(R"({
+  "apiVersion": "apps/v1", "kind": "Deployment",
+  "metadata": {"name": "web", "namespace": "shop"},
+  "spec": {"template": {"metadata": {"labels": {"app": "web", "tier": "front"}},
+    "spec": {"containers": [{"name": "c", "envFrom": [{"configMapRef": {"name": "env"}}]}]}}}})");
+
+TEST(LeaderOf, ABindingLeadsWhatItsObjectNamesAndTheServicesSelectingItsPods) {
+  const auto binding = parse(R"({
+    "metadata": {"name": "web", "namespace": "shop"},
+    "spec": {"clusters": [{"name": "c1", "replicas": 2}, {"name": "c2", "replicas": 1}]},
+    "status": {"aggregatedStatus": [{"clusterName": "c1"}, {"clusterName": "c3"}]}})");
+  const auto selecting = parse(R"({"metadata": {"name": "web", "namespace": "shop"},
+    "spec": {"selector": {"app": "web"}}})");
+  const auto other = parse(R"({"metadata": {"name": "db", "namespace": "shop"},
+    "spec": {"selector": {"app": "db"}}})");
+  const auto none = parse(R"({"metadata": {"name": "external", "namespace": "shop"},
+    "spec": {}})");
+  const auto leader = leaderOf(binding, kDeployment, {&selecting, &other, &none});
+  ASSERT_TRUE(leader);
+  EXPECT_EQ(leader->key, "web");
+  EXPECT_TRUE(leader->follow);
+  EXPECT_EQ(leader->clusters, (std::set<std::string>{"c1", "c2"}));
+  EXPECT_EQ(leader->presentOn, (std::set<std::string>{"c1", "c3"}));
+  EXPECT_EQ(leader->needs, (std::vector<Dependency>{{"v1", "ConfigMap", "shop", "env", false},
+                                                    {"v1", "Service", "shop", "web", false}}));
+}
+
+TEST(LeaderOf, IgnoreDeletionAndKindsWithoutFollowers) {
+  auto binding = parse(R"({"metadata": {"name": "web", "deletionTimestamp": "2026-01-01T00:00:00Z"},
+    "spec": {"dependencies": "Ignore", "clusters": [{"name": "c1"}]},
+    "status": {"aggregatedStatus": [{"clusterName": "c1"}]}})");
+  const auto leader = leaderOf(binding, kDeployment, {});
+  ASSERT_TRUE(leader);
+  EXPECT_FALSE(leader->follow);
+  EXPECT_TRUE(leader->clusters.empty()) << "a binding being deleted is placed nowhere";
+  EXPECT_EQ(leader->presentOn, std::set<std::string>{"c1"});
+  // A ConfigMap names nothing and runs no pods: it leads nothing.
+  const auto configMap = parse(R"({"apiVersion": "v1", "kind": "ConfigMap",
+    "metadata": {"name": "env", "namespace": "shop"}, "data": {}})");
+  EXPECT_FALSE(leaderOf(binding, configMap, {}));
+  // A Deployment naming nothing whose pods no Service selects leads nothing either.
+  const auto bare = parse(R"({"apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "bare", "namespace": "shop"},
+    "spec": {"template": {"metadata": {"labels": {"app": "bare"}}, "spec": {}}}})");
+  EXPECT_FALSE(leaderOf(binding, bare, {}));
+}
+
+TEST(RequirementsFor, OneEntryPerLeaderWithTheClustersWhereItNeedsTheFollower) {
+  const Dependency shared{"v1", "ConfigMap", "shop", "shared", false};
+  const std::vector<Leader> leaders{{"a", {"c1"}, {"c1", "c3"}, {shared}, true},
+                                    {"b", {"c2"}, {}, {shared}, true},
+                                    {"idle", {}, {}, {shared}, true}};
+  const auto plan = planFollowers(leaders);
+  const auto required = requirementsFor(plan, {"v1", "ConfigMap", "shop", "shared", true}, "shop");
+  ASSERT_EQ(required.size(), 3u);
+  EXPECT_EQ(required[0], (api::BindingRequirement{"shop", "a", {"c1", "c3"}}));
+  EXPECT_EQ(required[1], (api::BindingRequirement{"shop", "b", {"c2"}}));
+  // A leader not placed yet still holds the follower (its object is federated), on no cluster.
+  EXPECT_EQ(required[2], (api::BindingRequirement{"shop", "idle", {}}));
+  EXPECT_TRUE(requirementsFor(plan, {"v1", "Secret", "shop", "shared", false}, "shop").empty());
+}
+
+TEST(TargetsOf, TheSchedulersClustersThenTheLeadersOthers) {
+  api::ResourceBinding rb;
+  rb.spec.clusters = {{"c1", 0}};
+  rb.spec.requiredBy = {{"shop", "a", {"c1", "c3"}}, {"shop", "b", {"c2", "c3"}}};
+  EXPECT_EQ(targetsOf(rb), (std::vector<api::TargetCluster>{{"c1", 0}, {"c3", 0}, {"c2", 0}}));
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::dependencies

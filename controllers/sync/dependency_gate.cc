@@ -1,0 +1,90 @@
+#include "controllers/sync/dependency_gate.h"
+
+#include "api/unstructured.h"
+#include "interpreter/dependencies.h"
+
+namespace flotilla::controllers::sync {
+
+namespace json = boost::json;
+namespace u = api::unstructured;
+
+namespace {
+
+std::set<std::string> appliedOn(const json::object& binding) {
+  std::set<std::string> out;
+  if (const json::array* items = u::findArray(binding, {"status", "aggregatedStatus"})) {
+    for (const auto& item : *items) {
+      if (!item.is_object()) continue;
+      const auto* applied = item.as_object().if_contains("applied");
+      if (applied && applied->is_bool() && applied->get_bool())
+        out.insert(u::stringAt(item.as_object(), {"clusterName"}));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, const GateInputs& in) {
+  if (!in.followers || !in.bindings) return std::nullopt;
+  const auto leader = in.followers->leaderOf(binding);
+  if (!leader || !leader->follow) return std::nullopt;
+  if (!in.followers->ready(u::stringAt(binding, {"metadata", "namespace"}))) {
+    // Not known yet (the follower caches are syncing): no new cluster, the condition untouched.
+    dependencies::LeaderGate unknown;
+    unknown.status = "Unknown";
+    unknown.message = "the followers' caches have not synced yet";
+    for (const auto& cluster : leader->clusters)
+      if (!leader->presentOn.count(cluster)) unknown.blocked.insert(cluster);
+    return unknown;
+  }
+  std::map<interpreter::Dependency, dependencies::FollowerState> states;
+  std::set<interpreter::Dependency> optOut;
+  for (const auto& need : leader->needs) {
+    interpreter::Dependency id = need;
+    id.optional = false;
+    const ObjectKey key{need.apiVersion, need.kind, need.ns, need.name};
+    dependencies::FollowerState state;
+    if (in.sourceOf) {
+      const auto source = in.sourceOf(key);
+      state.onHost = source != nullptr;
+      if (source && !interpreter::mayFollow(*source)) optOut.insert(id);
+    } else {
+      state.onHost = true;
+    }
+    const std::string name = federatedName(need.name, need.kind, key.group());
+    if (const auto rb = in.bindings->store().get(need.ns + "/" + name))
+      state.appliedOn = appliedOn(*rb);
+    states.emplace(id, std::move(state));
+  }
+  return dependencies::gateLeader(*leader, states, optOut);
+}
+
+kube::MapFunc mapFollowerToLeaders() {
+  return [](const kube::ObjectPtr& o) {
+    std::vector<std::string> out;
+    if (const json::array* required = u::findArray(*o, {"spec", "requiredBy"})) {
+      for (const auto& r : *required) {
+        if (!r.is_object()) continue;
+        out.push_back(u::stringAt(r.as_object(), {"namespace"}) + "/" +
+                      u::stringAt(r.as_object(), {"name"}));
+      }
+    }
+    return out;
+  };
+}
+
+kube::Predicate followerAppliedChanged() {
+  return kube::Predicate{[](const kube::ObjectPtr& o) {
+                           return u::findArray(*o, {"spec", "requiredBy"}) != nullptr;
+                         },
+                         [](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+                           return u::findArray(*after, {"spec", "requiredBy"}) != nullptr &&
+                                  appliedOn(*before) != appliedOn(*after);
+                         },
+                         [](const kube::ObjectPtr& o) {
+                           return u::findArray(*o, {"spec", "requiredBy"}) != nullptr;
+                         }};
+}
+
+}  // namespace flotilla::controllers::sync

@@ -1,0 +1,31 @@
+// The leader side of docs/design.md §12 for both sync reconcilers: whether a workload may go to
+// each of its clusters yet (its followers applied there first), and its DependenciesReady
+// condition. Read from the caches on every pass; the decision is gateLeader (followers.h).
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "controllers/common/object_key.h"
+#include "controllers/dependencies/follower_index.h"
+
+namespace flotilla::controllers::sync {
+
+struct GateInputs {
+  const dependencies::FollowerIndex* followers = nullptr;  // null: nothing follows
+  const kube::SharedInformer* bindings = nullptr;          // the followers' bindings
+  // A follower's source on the host (null: gone, or its kind is not watched there).
+  std::function<kube::ObjectPtr(const ObjectKey&)> sourceOf;
+};
+
+// nullopt when the binding leads nothing (or following is off). Status "Unknown" while the
+// namespace's follower caches sync: clusters the leader is not on yet wait, the condition stays.
+std::optional<dependencies::LeaderGate> gateOf(const boost::json::object& binding,
+                                               const GateInputs& in);
+
+// The follower bindings' keys ("ns/name") a leader waits for, for the sync queue: each
+// requirement's leader, when a follower's binding changes what it applied.
+kube::MapFunc mapFollowerToLeaders();
+kube::Predicate followerAppliedChanged();
+
+}  // namespace flotilla::controllers::sync
