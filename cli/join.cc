@@ -162,7 +162,9 @@ json::array memberRules() {
       rule({""}, {"nodes", "pods"}, {"list", "watch"}),
       rule({"apps"}, {"replicasets"}, {"list", "watch"}),
       rule({"apps"}, {"deployments"}, {"get", "list", "watch", "create", "patch", "delete"}),
-      rule({""}, {"namespaces"}, {"get", "create"}),
+      // Delete: only a namespace Flotilla created there, once nothing of the host is left in it
+      // (docs/design.md §12; the annotation is checked and the delete carries its uid).
+      rule({""}, {"namespaces"}, {"get", "create", "delete"}),
       // The kinds policies propagate besides Deployments (docs/operator.md). RBAC kinds and
       // CRDs are not granted here: writing them would need escalate/bind, i.e. everything on
       // the member; a platform team that propagates them grants that itself.

@@ -47,11 +47,12 @@ register_webhooks a
 eventually 30 fleet_ready || e2e_fail "members should turn Ready: $(kubectl get fc 2>&1)"
 kubectl create namespace "$NS" >/dev/null 2>&1
 if [[ -n $REAL ]]; then  # a volume for the claim on every member (real members have no provisioner)
+  # (named after the suite's namespace: one bound to an earlier run's claim stays Released)
   for m in member1 member2 member3; do
     mkubectl "$m" apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: PersistentVolume
-metadata: {name: shop-data-$m}
+metadata: {name: $NS-data}
 spec:
   capacity: {storage: 1Gi}
   accessModes: [ReadWriteOnce]
@@ -173,7 +174,7 @@ eventually 30 on member1 deployment api || e2e_fail "api should propagate withou
 eventually 20 bash -c "[[ \$(kubectl get rb api -n $NS -o jsonpath='{.status.conditions[?(@.type==\"DependenciesReady\")].reason}') == Missing ]]" ||
   e2e_fail "DependenciesReady should be False/Missing: $(kubectl get rb api -n "$NS" -o yaml)"
 expect_eq "DependenciesReady False" "$(rb_condition api DependenciesReady status)" "False"
-expect_contains "the message names the Secret" "$(rb_condition api DependenciesReady message)" "Secret shop/api-creds"
+expect_contains "the message names the Secret" "$(rb_condition api DependenciesReady message)" "Secret $NS/api-creds"
 expect_contains "an Event says so" "$(kubectl get events -n "$NS" --field-selector reason=DependencyMissing -o jsonpath='{.items[*].message}')" "api-creds"
 kubectl create secret generic api-creds -n "$NS" --from-literal=token=t0ken >/dev/null
 eventually 30 on member1 secret api-creds || e2e_fail "api-creds should follow api to member1"
@@ -245,10 +246,16 @@ if [[ -n $PODS_RUN ]]; then
   eventually 60 ready3 || e2e_fail "web should be READY 4/4 after the move: $(kubectl get deploy web -n "$NS" 2>&1)"
 fi
 
+# --- Namespaces follow their contents: member2 loses its last object of shop, then shop itself ---
+kubectl delete deployment shared-b -n "$NS" --wait=false >/dev/null
+ns_gone() { ! mkubectl member2 get ns "$NS" -o name >/dev/null 2>&1 || [[ $(mkubectl member2 get ns "$NS" -o jsonpath='{.status.phase}') == Terminating ]]; }
+eventually 30 ns_gone || e2e_fail "namespace shop should leave member2 with its last object: $(mkubectl member2 get all,cm -n "$NS" 2>&1)"
+expect_eq "shop stays where web runs" "$(mkubectl member1 get ns "$NS" -o name 2>&1)" "namespace/$NS"
+
 touch "$WORK/sampler.stop"
 wait "$SAMPLER"
 samples=$(cat "$WORK/samples")
 expect_eq "no pod ever in CreateContainerConfigError, no Deployment ever before its ConfigMap (200 ms samples)" "$samples" ""
 
-echo "checks: $E2E_CHECKS, failures: $E2E_FAILURES"
+echo "$E2E_CHECKS checks, $E2E_FAILURES failed"
 ((E2E_FAILURES == 0))

@@ -22,6 +22,7 @@
 #include "controllers/federate/object_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 #include "controllers/status/status_controller.h"
+#include "controllers/sync/namespace_controller.h"
 #include "controllers/sync/sync_controller.h"
 #include "kube/events/rest_event_sink.h"
 #include "kube/leader/leader_elector.h"
@@ -341,6 +342,11 @@ int main(int argc, char** argv) {
   sync.watch(syncLoop, *federated, *bindings, *clusters);
   sync.watchObjects(syncLoop, *federatedObjects);
   sync.watchClusterObjects(syncLoop, *clusterFederatedObjects, *clusterBindings, *clusters);
+
+  // Namespaces leave a member with the last object Flotilla put there (docs/design.md §12).
+  ctl::sync::NamespaceController namespaces(*bindings, members);
+  auto& namespacesLoop = manager->addController("namespaces", namespaces, controllerOptions());
+  namespaces.watch(namespacesLoop, *bindings);
 
   ctl::status::StatusController status(manager->client(), manager->executor(),
                                        {*federated, *bindings, *deployments, *clusters}, members);

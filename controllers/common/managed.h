@@ -36,6 +36,9 @@ inline constexpr const char* kClusterLabel = "flotilla.io/cluster";
 // was made from: the status controller sets the host's observedGeneration from it.
 inline constexpr const char* kSourceGenerationAnnotation = "flotilla.io/source-generation";
 // Set on a FederatedDeployment (or FederatedCluster) whose deletion must not wait for members.
+// On a member namespace Flotilla created (not one whose owner let Flotilla use it): it is removed
+// when nothing of the host's remains in it there (docs/design.md §12).
+inline constexpr const char* kCreatedNamespaceAnnotation = "flotilla.io/created-namespace";
 inline constexpr const char* kSkipMemberCleanupAnnotation = "flotilla.io/skip-member-cleanup";
 
 // The label value for a binding key.

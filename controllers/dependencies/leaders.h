@@ -5,6 +5,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,12 @@ std::vector<api::BindingRequirement> requirementsFor(const std::vector<FollowerP
 // The clusters a binding's object goes to: spec.clusters, then the clusters of spec.requiredBy
 // not among them (a follower Duplicated there: 0 replicas).
 std::vector<api::TargetCluster> targetsOf(const api::ResourceBinding& rb);
+
+// The clusters where some binding of `bindings` (one namespace's, as the host stores them) places
+// its object or may still have a copy (spec.clusters, spec.requiredBy, status.aggregatedStatus):
+// the namespace stays on those members.
+std::set<std::string> clustersInUse(
+    const std::vector<std::shared_ptr<const boost::json::object>>& bindings);
 
 // The leader's DependenciesReady condition from its gate. Only a binding that leads carries it;
 // returns whether it turned to (or changed within) Missing: a Warning Event then says why.

@@ -164,7 +164,10 @@ json::object memberNamespace(const json::object& hostNamespace) {
   }
   return {{"apiVersion", "v1"},
           {"kind", "Namespace"},
-          {"metadata", json::object{{"name", name}, {"labels", std::move(labels)}}}};
+          {"metadata",
+           json::object{{"name", name},
+                        {"labels", std::move(labels)},
+                        {"annotations", json::object{{kCreatedNamespaceAnnotation, "true"}}}}}};
 }
 
 bool flotillaNamespace(const json::object& memberNamespace) {

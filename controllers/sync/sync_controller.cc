@@ -483,7 +483,12 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
         // Not a target any more, but its replicas are needed until the move completes.
         auto outcome = syncCluster(*fd, key, action.cluster, action.replicas, &retry);
         outcome.target = false;
-        if (outcome.propagation != propagation::kOK) outcomes.push_back(outcome);
+        if (outcome.propagation == propagation::kOK) {
+          outcome.held = true;
+          outcome.message =
+              "holds " + std::to_string(action.replicas) + " replicas until the move completes";
+        }
+        outcomes.push_back(outcome);
         break;
       }
       case SyncStep::kRemove: {

@@ -24,13 +24,13 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
       if (!problems.empty()) problems += "; ";
       problems += o.cluster + ": " + o.propagation + (o.message.empty() ? "" : ": " + o.message);
     }
-    if (!o.target && ok) continue;  // removed cleanly: no entry
+    if (!o.target && ok && !o.held) continue;  // removed cleanly: no entry
     api::AggregatedStatusItem item;
     if (auto it = previous.find(o.cluster); it != previous.end()) item = it->second;
     item.clusterName = o.cluster;
     item.applied = ok && o.target;
     item.propagation = o.propagation;
-    item.message = ok ? "" : o.message;
+    item.message = ok ? (o.held ? o.message : "") : o.message;
     if (item.health.empty()) item.health = "Unknown";
     items.push_back(std::move(item));
   }

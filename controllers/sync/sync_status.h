@@ -31,6 +31,9 @@ struct ClusterOutcome {
   std::string propagation;  // one of propagation::k*
   std::string message;
   bool target = true;  // false: an object being removed from a cluster no longer targeted
+  // Not a target any more, but a make-before-break move still holds replicas there: it keeps an
+  // entry (applied false) so that what follows the workload stays there too (docs/design.md §12).
+  bool held = false;
 };
 
 // The status after a sync pass. Entries: one per target cluster (sorted by name), plus

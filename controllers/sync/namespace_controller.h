@@ -1,0 +1,28 @@
+// Namespaces follow their contents (docs/design.md §12): a member namespace Flotilla created
+// (annotation flotilla.io/created-namespace) is removed once no binding of that host namespace
+// places anything on the member or may still have a copy there, and no Deployment of Flotilla's
+// is left in it (replicas a make-before-break move still holds). One a member's owner made and
+// let Flotilla use is never removed. Keys are namespace names; the sync reconcilers create the
+// namespace with the first object (member_namespace.h).
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "controllers/common/member_registry.h"
+#include "kube/controller/controller.h"
+
+namespace flotilla::controllers::sync {
+
+class NamespaceController final : public kube::Reconciler {
+ public:
+  NamespaceController(const kube::SharedInformer& bindings, MemberRegistry& members);
+  api::Result<kube::ReconcileResult> reconcile(const std::string& ns) override;
+  // A binding's clusters or copies changed, or it was created or deleted: its namespace.
+  void watch(kube::Controller& controller, kube::SharedInformer& bindings);
+
+ private:
+  const kube::SharedInformer& bindings_;
+  MemberRegistry& members_;
+};
+
+}  // namespace flotilla::controllers::sync
