@@ -246,6 +246,22 @@ if [[ -n $PODS_RUN ]]; then
   eventually 60 ready3 || e2e_fail "web should be READY 4/4 after the move: $(kubectl get deploy web -n "$NS" 2>&1)"
 fi
 
+# --- A follower deleted on the host while web still reads it: the members keep it, the binding
+# says so; made again, it propagates again ---
+kubectl delete configmap shop-env -n "$NS" >/dev/null
+eventually 20 bash -c "[[ \$(kubectl get rb web -n $NS -o jsonpath='{.status.conditions[?(@.type==\"DependenciesReady\")].reason}') == Missing ]]" ||
+  e2e_fail "web's DependenciesReady should say Missing once shop-env is deleted: $(kubectl get rb web -n "$NS" -o yaml)"
+expect_contains "the message names the ConfigMap" "$(rb_condition web DependenciesReady message)" "ConfigMap $NS/shop-env"
+expect_eq "member1 keeps shop-env while web reads it" "$(mkubectl member1 get cm shop-env -n "$NS" -o jsonpath='{.data.MODE}')" "fast"
+kubectl create configmap shop-env -n "$NS" --from-literal=MODE=slow >/dev/null
+renewed() {
+  [[ $(mkubectl member1 get cm shop-env -n "$NS" -o jsonpath='{.data.MODE}') == slow &&
+     $(mkubectl member3 get cm shop-env -n "$NS" -o jsonpath='{.data.MODE}') == slow ]]
+}
+eventually 30 renewed || e2e_fail "shop-env made again should reach member1 and member3: $(kubectl get fo,rb -n "$NS" 2>&1)"
+eventually 20 bash -c "[[ \$(kubectl get rb web -n $NS -o jsonpath='{.status.conditions[?(@.type==\"DependenciesReady\")].status}') == True ]]" ||
+  e2e_fail "DependenciesReady should be True again: $(kubectl get rb web -n "$NS" -o yaml)"
+
 # --- Namespaces follow their contents: member2 loses its last object of shop, then shop itself ---
 kubectl delete deployment shared-b -n "$NS" --wait=false >/dev/null
 ns_gone() { ! mkubectl member2 get ns "$NS" -o name >/dev/null 2>&1 || [[ $(mkubectl member2 get ns "$NS" -o jsonpath='{.status.phase}') == Terminating ]]; }

@@ -22,6 +22,7 @@
 #include "controllers/federate/object_controller.h"
 #include "controllers/scheduler/scheduler_controller.h"
 #include "controllers/status/status_controller.h"
+#include "controllers/sync/dependency_gate.h"
 #include "controllers/sync/namespace_controller.h"
 #include "controllers/sync/sync_controller.h"
 #include "kube/events/rest_event_sink.h"
@@ -277,11 +278,24 @@ int main(int argc, char** argv) {
   // Any other kind a policy names (docs/design.md §11): host informers per kind, started and
   // stopped as policies change, feeding the object federate controller's queue.
   kube::Controller* federateObjectsLoop = nullptr;
-  ctl::federate::SourceInformers sources(manager->client(), manager->executor(),
-                                         [&federateObjectsLoop](const std::string& key) {
-                                           if (federateObjectsLoop)
-                                             federateObjectsLoop->queue().add(key);
-                                         });
+  kube::Controller* bindingLoopPtr = nullptr;
+  kube::Controller* syncLoopPtr = nullptr;
+  const auto leadersOfFollower = ctl::sync::mapFollowerToLeaders();
+  ctl::federate::SourceInformers sources(
+      manager->client(), manager->executor(),
+      [&federateObjectsLoop, &bindingLoopPtr, &syncLoopPtr, &bindings,
+       &leadersOfFollower](const std::string& key) {
+        if (federateObjectsLoop) federateObjectsLoop->queue().add(key);
+        for (const auto& federated : ctl::dependencies::federatedKeys({key})) {
+          // A follower made again while its old federated object is still held for its
+          // workloads: the binding controller lets the old copies go (binding_controller.cc).
+          if (bindingLoopPtr) bindingLoopPtr->queue().add(federated);
+          // A follower deleted or made on the host: its workloads' DependenciesReady.
+          if (syncLoopPtr)
+            if (auto rb = bindings->store().get(federated))
+              for (const auto& leader : leadersOfFollower(rb)) syncLoopPtr->queue().add(leader);
+        }
+      });
   // What workloads use follows them (docs/design.md §12): worked out from the caches on demand.
   ctl::dependencies::FollowerIndex followers(
       {*bindings, *federated, *federatedObjects},
@@ -298,6 +312,10 @@ int main(int argc, char** argv) {
           if (informer && !informer->hasSynced()) return false;
         }
         return true;
+      },
+      [&sources](const ctl::ObjectKey& key) -> kube::ObjectPtr {
+        auto informer = sources.get({key.apiVersion, key.kind}, key.ns);
+        return informer ? informer->store().get(key.cacheKey()) : nullptr;
       });
   ctl::federate::FederateObjectController federateObjects(
       manager->client(), manager->executor(),
@@ -319,6 +337,7 @@ int main(int argc, char** argv) {
        clusterFederatedObjects.get(), clusterBindings.get(), &followers},
       recorder, api::Clock::now, reserved);
   auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
+  bindingLoopPtr = &bindingLoop;
   binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
   binding.watchObjects(bindingLoop, *federatedObjects, *bindings, *policies, *clusterPolicies);
   binding.watchFollowers(bindingLoop, *bindings, *federated, *federatedObjects);
@@ -339,6 +358,7 @@ int main(int argc, char** argv) {
                                   clusterFederatedObjects.get(), clusterBindings.get()},
                                  members, recorder, syncOptions);
   auto& syncLoop = manager->addController("sync", sync, controllerOptions());
+  syncLoopPtr = &syncLoop;
   sync.watch(syncLoop, *federated, *bindings, *clusters);
   sync.watchObjects(syncLoop, *federatedObjects);
   sync.watchClusterObjects(syncLoop, *clusterFederatedObjects, *clusterBindings, *clusters);

@@ -117,7 +117,16 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
                               const std::vector<api::BindingRequirement>& requiredBy) {
   BindingDecision out;
   const api::ObjectMeta& owner = subject.owner;
-  if (owner.deletionTimestamp) return out;
+  if (owner.deletionTimestamp) {
+    // A follower whose source is gone keeps its member copies where its leaders still need them
+    // (docs/design.md §12): the requirements stay current until the copies may go.
+    if (existing && controlledBy(*existing, owner.uid) && existing->spec.requiredBy != requiredBy) {
+      out.desired = *existing;
+      out.desired.spec.requiredBy = requiredBy;
+      out.action = Action::kUpdate;
+    }
+    return out;
+  }
 
   if (existing && !controlledBy(*existing, owner.uid)) {
     out.action = Action::kConflict;

@@ -1,5 +1,6 @@
 #include "controllers/binding/binding_controller.h"
 
+#include "api/unstructured.h"
 #include "controllers/binding/binding.h"
 #include "controllers/common/await.h"
 #include "controllers/common/log.h"
@@ -59,10 +60,7 @@ void BindingController::watchFollowers(kube::Controller& controller, kube::Share
   const dependencies::FollowerIndex* index = informers_.followers;
   if (!index) return;
   controller.watchBoth(
-      bindings,
-      [index](const kube::ObjectPtr& o) {
-        return dependencies::federatedKeys(index->followerKeysOf(*o));
-      },
+      bindings, [index](const kube::ObjectPtr& o) { return index->followerBindingsOf(*o); },
       dependencies::leaderPlacementChanged());
   controller.watchBoth(
       federatedDeployments,
@@ -169,6 +167,16 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
         requiredBy = existing ? existing->spec.requiredBy : requiredBy;
       else
         requiredBy = informers_.followers->requiredBy({r.apiVersion, r.kind, r.namespace_, r.name});
+      // Deleted on the host and made again: the old copies go (the new object's federated
+      // object comes once this one is gone), rather than holding the new one back.
+      if (fo->metadata.deletionTimestamp) {
+        const auto source =
+            informers_.followers->sourceOf({r.apiVersion, r.kind, r.namespace_, r.name});
+        if (source && !fo->metadata.ownerReferences.empty() &&
+            api::unstructured::stringAt(*source, {"metadata", "uid"}) !=
+                fo->metadata.ownerReferences.front().uid)
+          requiredBy.clear();
+      }
     }
   }
   const auto decision = decideBinding(*subject, resolution, existing ? &*existing : nullptr,

@@ -193,5 +193,67 @@ TEST_F(BindingReconcilerTest, WithoutAPolicyNothingIsBound) {
   EXPECT_TRUE(get(res::kResourceBindings, "web").empty());
 }
 
+// Dependencies (docs/design.md §12): a ConfigMap the Deployment reads is bound without a policy,
+// to the clusters of the Deployment's binding, and follows it when it moves.
+TEST_F(BindingReconcilerTest, AFollowerIsBoundToItsLeadersClustersAndFollowsThem) {
+  createPolicy();
+  auto fd = testing::parseObject(kFederatedDeployment);
+  fd["spec"]
+      .as_object()["template"]
+      .as_object()["spec"]
+      .as_object()["template"]
+      .as_object()["spec"]
+      .as_object()["containers"]
+      .as_array()[0]
+      .as_object()["envFrom"] = json::parse(R"([{"configMapRef": {"name": "env"}}])");
+  create(*client, res::kFederatedDeployments, fd);
+  caughtUp(*fds, "web");
+  dependencies::FollowerIndex index(
+      {*rbs, *fds, *fos}, [](const std::string&) { return std::vector<kube::ObjectPtr>{}; },
+      [](const std::string&) { return true; });
+  auto with = [&](kube::RestClient& c) {
+    return std::make_unique<BindingController>(
+        c, io.io().get_executor(),
+        Informers{*fds, *rbs, *pps, *cpps, fos, nullptr, nullptr, &index}, events);
+  };
+  ASSERT_TRUE(with(*client)->reconcile(key("web")));
+  // The scheduler places the Deployment on member1.
+  auto leader = get(res::kResourceBindings, "web");
+  leader["spec"].as_object()["clusters"] = json::parse(R"([{"name": "member1", "replicas": 6}])");
+  ASSERT_TRUE(io.run(client->update(res::kResourceBindings, leader)));
+  caughtUp(*rbs, "web");
+
+  // A ConfigMap the Deployment reads (which the policy happens to select too: its binding has
+  // both the policy's placement and the Deployment's requirement).
+  auto fo = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "FederatedObject", "metadata": {"name": "env-configmap"},
+    "spec": {"template": {"apiVersion": "v1", "kind": "ConfigMap",
+      "metadata": {"name": "env"}, "data": {"MODE": "fast"}}}})");
+  fo["spec"].as_object()["template"].as_object()["metadata"].as_object()["namespace"] = ns;
+  create(*client, res::kFederatedObjects, fo);
+  caughtUp(*fos, "env-configmap");
+  ASSERT_TRUE(with(*client)->reconcile(key("env-configmap")));
+  auto rb = get(res::kResourceBindings, "env-configmap");
+  ASSERT_FALSE(rb.empty());
+  const auto& required = rb.at("spec").at("requiredBy").as_array();
+  ASSERT_EQ(required.size(), 1u);
+  EXPECT_EQ(required[0].at("name"), "web");
+  EXPECT_EQ(required[0].at("clusters"), json::parse(R"(["member1"])"));
+  EXPECT_EQ(rb.at("spec").at("policy").at("name"), "web-spread");
+  caughtUp(*rbs, "env-configmap");
+  const auto before = writes(*client);
+  ASSERT_TRUE(with(*client)->reconcile(key("env-configmap")));
+  EXPECT_EQ(writes(*client), before) << "a second pass writes nothing";
+
+  // The Deployment moves to member2: the follower's requirement follows.
+  leader = get(res::kResourceBindings, "web");
+  leader["spec"].as_object()["clusters"] = json::parse(R"([{"name": "member2", "replicas": 6}])");
+  ASSERT_TRUE(io.run(client->update(res::kResourceBindings, leader)));
+  caughtUp(*rbs, "web");
+  ASSERT_TRUE(with(*client)->reconcile(key("env-configmap")));
+  rb = get(res::kResourceBindings, "env-configmap");
+  EXPECT_EQ(rb.at("spec").at("requiredBy").at(0).at("clusters"), json::parse(R"(["member2"])"));
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::binding

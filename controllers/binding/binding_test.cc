@@ -490,6 +490,15 @@ spec:
   // No leader needs it any more: the requirements go (the federate controller removes it).
   existing = stored(m);
   EXPECT_TRUE(decideBinding(subject, Resolution{}, &existing, kT2).desired.spec.requiredBy.empty());
+  // Deleted on the host while a leader still needs it: only the requirements are kept current
+  // (the sync controller keeps the copies where they are needed).
+  auto deleting = subject;
+  deleting.owner.deletionTimestamp = kT2;
+  auto held = decideBinding(deleting, Resolution{}, &existing, kT2, required);
+  EXPECT_EQ(held.action, Action::kUpdate);
+  EXPECT_EQ(held.desired.spec.requiredBy, required);
+  EXPECT_EQ(held.desired.spec.policy.name, existing.spec.policy.name);
+  EXPECT_EQ(decideBinding(deleting, Resolution{}, &existing, kT2, moved).action, Action::kNone);
 }
 
 }  // namespace

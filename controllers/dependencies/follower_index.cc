@@ -44,8 +44,12 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
   return out;
 }
 
-FollowerIndex::FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced)
-    : informers_(informers), services_(std::move(services)), synced_(std::move(synced)) {}
+FollowerIndex::FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced,
+                             SourceOf sourceOf)
+    : informers_(informers),
+      services_(std::move(services)),
+      synced_(std::move(synced)),
+      sourceOf_(std::move(sourceOf)) {}
 
 std::optional<json::object> FollowerIndex::memberObjectOf(const json::object& binding) const {
   const std::string ns = u::stringAt(binding, {"metadata", "namespace"});
@@ -111,6 +115,44 @@ std::vector<api::BindingRequirement> FollowerIndex::requiredBy(const Dependency&
 std::vector<std::string> FollowerIndex::followerKeysOf(const json::object& binding) const {
   const auto object = memberObjectOf(binding);
   return object ? keysNeededBy(*object) : std::vector<std::string>{};
+}
+
+std::vector<kube::ObjectPtr> FollowerIndex::bindingsRequiring(const json::object& binding) const {
+  std::vector<kube::ObjectPtr> out;
+  const std::string ns = u::stringAt(binding, {"metadata", "namespace"});
+  const std::string name = u::stringAt(binding, {"metadata", "name"});
+  for (const auto& other : informers_.bindings.store().byIndex(kube::kNamespaceIndex, ns)) {
+    const json::array* required = u::findArray(*other, {"spec", "requiredBy"});
+    if (!required) continue;
+    for (const auto& r : *required) {
+      if (r.is_object() && u::stringAt(r.as_object(), {"name"}) == name) {
+        out.push_back(other);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> FollowerIndex::followerSourcesOf(const json::object& binding) const {
+  auto out = followerKeysOf(binding);
+  for (const auto& follower : bindingsRequiring(binding)) {
+    ObjectKey key;
+    key.apiVersion = u::stringAt(*follower, {"spec", "resource", "apiVersion"});
+    key.kind = u::stringAt(*follower, {"spec", "resource", "kind"});
+    key.ns = u::stringAt(*follower, {"spec", "resource", "namespace"});
+    key.name = u::stringAt(*follower, {"spec", "resource", "name"});
+    out.push_back(key.str());
+  }
+  return out;
+}
+
+std::vector<std::string> FollowerIndex::followerBindingsOf(const json::object& binding) const {
+  auto out = federatedKeys(followerKeysOf(binding));
+  for (const auto& follower : bindingsRequiring(binding))
+    out.push_back(u::stringAt(*follower, {"metadata", "namespace"}) + "/" +
+                  u::stringAt(*follower, {"metadata", "name"}));
+  return out;
 }
 
 std::vector<std::string> FollowerIndex::keysNeededBy(const json::object& object) const {

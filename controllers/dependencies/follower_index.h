@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "controllers/common/object_key.h"
 #include "controllers/dependencies/leaders.h"
 #include "kube/cache/informer.h"
 #include "kube/controller/controller.h"
@@ -29,6 +30,8 @@ using ServicesIn = std::function<std::vector<kube::ObjectPtr>(const std::string&
 // whom is not known (a restarting operator must not take a Service it has not listed yet for one
 // that is gone).
 using SourcesSynced = std::function<bool(const std::string& ns)>;
+// A source object on the host (null: none, or its kind is not watched there).
+using SourceOf = std::function<kube::ObjectPtr(const ObjectKey&)>;
 
 // The kinds that follow workloads on their own (a pod template or a selector names them); an
 // annotated extra of another kind follows only where a policy has that kind watched.
@@ -49,7 +52,13 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
 
 class FollowerIndex {
  public:
-  FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced = nullptr);
+  FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced = nullptr,
+                SourceOf sourceOf = nullptr);
+
+  // The host's source object of that key (null when unknown).
+  kube::ObjectPtr sourceOf(const ObjectKey& key) const {
+    return sourceOf_ ? sourceOf_(key) : nullptr;
+  }
 
   // Whether the answers for namespace `ns` are complete (SourcesSynced).
   bool ready(const std::string& ns) const { return !synced_ || synced_(ns); }
@@ -65,6 +74,14 @@ class FollowerIndex {
   std::vector<api::BindingRequirement> requiredBy(const Dependency& follower) const;
   // The ObjectKey texts of what a binding's object needs: for the federate controller's queue.
   std::vector<std::string> followerKeysOf(const boost::json::object& binding) const;
+  // The bindings of the same namespace whose spec.requiredBy names `binding` (its followers as
+  // last recorded): looked at again when it changes or goes, even once its federated object is
+  // gone from the cache.
+  std::vector<kube::ObjectPtr> bindingsRequiring(const boost::json::object& binding) const;
+  // followerKeysOf, plus the sources of bindingsRequiring (ObjectKey texts).
+  std::vector<std::string> followerSourcesOf(const boost::json::object& binding) const;
+  // The federated object keys ("ns/name") of the same followers.
+  std::vector<std::string> followerBindingsOf(const boost::json::object& binding) const;
   // The same for a member object (a cached federated object's, below).
   std::vector<std::string> keysNeededBy(const boost::json::object& object) const;
 
@@ -77,6 +94,7 @@ class FollowerIndex {
   IndexInformers informers_;
   ServicesIn services_;
   SourcesSynced synced_;
+  SourceOf sourceOf_;
 };
 
 }  // namespace flotilla::controllers::dependencies

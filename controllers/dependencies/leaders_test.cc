@@ -80,5 +80,35 @@ TEST(TargetsOf, TheSchedulersClustersThenTheLeadersOthers) {
   EXPECT_EQ(targetsOf(rb), (std::vector<api::TargetCluster>{{"c1", 0}, {"c3", 0}, {"c2", 0}}));
 }
 
+TEST(ClustersInUse, PlacementsRequirementsAndCopiesStillThere) {
+  auto ptr = [](const char* text) { return std::make_shared<const json::object>(parse(text)); };
+  const auto used =
+      clustersInUse({ptr(R"({"spec": {"clusters": [{"name": "c1"}]}})"),
+                     ptr(R"({"spec": {"requiredBy": [{"name": "web", "clusters": ["c2"]}]}})"),
+                     ptr(R"({"status": {"aggregatedStatus": [{"clusterName": "c3"}]}})"), nullptr});
+  EXPECT_EQ(used, (std::set<std::string>{"c1", "c2", "c3"}));
+  EXPECT_TRUE(clustersInUse({}).empty());
+}
+
+TEST(SetDependenciesReady, AnEventOnlyWhenSomethingTurnsMissing) {
+  api::ResourceBindingStatus status;
+  LeaderGate missing{.blocked = {},
+                     .status = "False",
+                     .reason = "Missing",
+                     .message = "not on the host: Secret shop/creds"};
+  EXPECT_TRUE(setDependenciesReady(status, missing, 3, "2026-01-01T00:00:00Z"));
+  ASSERT_EQ(status.conditions.size(), 1u);
+  EXPECT_EQ(status.conditions[0].reason, "Missing");
+  EXPECT_EQ(status.conditions[0].observedGeneration, 3);
+  // The same again: no second Event, and lastTransitionTime stays.
+  EXPECT_FALSE(setDependenciesReady(status, missing, 3, "2026-01-01T00:05:00Z"));
+  EXPECT_EQ(status.conditions[0].lastTransitionTime, "2026-01-01T00:00:00Z");
+  // Pending (applied nowhere yet) is not worth an Event; True clears it.
+  EXPECT_FALSE(setDependenciesReady(status, {{}, "False", "Pending", "not applied"}, 3, "t"));
+  EXPECT_FALSE(setDependenciesReady(status, LeaderGate{}, 3, "2026-01-01T00:10:00Z"));
+  EXPECT_EQ(status.conditions[0].status, "True");
+  EXPECT_EQ(status.conditions[0].reason, "AllApplied");
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::dependencies

@@ -105,7 +105,7 @@ void FederateObjectController::watchLeaders(kube::Controller& controller,
   const dependencies::FollowerIndex* index = options_.followers;
   if (!index) return;
   controller.watchBoth(
-      bindings, [index](const kube::ObjectPtr& o) { return index->followerKeysOf(*o); },
+      bindings, [index](const kube::ObjectPtr& o) { return index->followerSourcesOf(*o); },
       dependencies::leaderPlacementChanged());
   controller.watchBoth(
       federatedDeployments,

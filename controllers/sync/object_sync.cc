@@ -239,8 +239,21 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   const auto interpreter = interpreter::Registry::builtIn().of(apiVersion, kind);
 
   if (fo.metadata.deletionTimestamp) {
+    // A follower deleted on the host stays on the clusters where a workload still needs it
+    // (docs/design.md §12; the workload's binding says DependenciesReady=False, Missing); its
+    // binding's requirements shrink as the workloads leave, which brings it back here.
+    std::map<std::string, std::string> neededOn;
+    if (const auto rbCached = bindings ? bindings->store().get(key) : nullptr) {
+      if (auto rb = fromObject<api::ResourceBinding>(rbCached)) {
+        for (const auto& r : rb->spec.requiredBy)
+          for (const auto& c : r.clusters)
+            neededOn[c] += (neededOn[c].empty() ? "" : ", ") + r.name;
+      }
+    }
     auto removeFrom = [&](MemberConnection& member,
                           const std::string& cluster) -> std::optional<std::string> {
+      if (auto it = neededOn.find(cluster); it != neededOn.end())
+        return "still needed there by " + it->second;
       auto resource = await(member.executor(), member.client().resourceFor(apiVersion, kind));
       if (!resource) {
         if (notServed(resource.error())) return std::nullopt;  // nothing of that kind there
