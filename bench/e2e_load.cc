@@ -46,6 +46,8 @@ namespace {
 const ResourceId kNamespaces{"", "v1", "namespaces", false, "Namespace"};
 const ResourceId kConfigMaps{"", "v1", "configmaps", true, "ConfigMap"};
 const ResourceId kDeployments{"apps", "v1", "deployments", true, "Deployment"};
+const ResourceId kSecrets{"", "v1", "secrets", true, "Secret"};
+const ResourceId kServices{"", "v1", "services", true, "Service"};
 const ResourceId kPolicies{"flotilla.io", "v1alpha1", "propagationpolicies", true,
                            "PropagationPolicy"};
 const ResourceId kBindings{"flotilla.io", "v1alpha1", "resourcebindings", true, "ResourceBinding"};
@@ -62,6 +64,9 @@ struct Options {
   int timeoutSeconds = 600;
   bool ready = true;  // wait for every placed replica to be ready (members that run pods)
   bool verify = false;
+  // Each workload is an application (docs/design.md §12): its Deployment reads two ConfigMaps
+  // and a Secret and a Service selects its pods; only the Deployment is selected by a policy.
+  bool app = false;
 };
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -130,7 +135,7 @@ std::string workloadName(int i) {
 
 int replicasOf(int i) { return 1 + i % 4; }
 
-json::object deployment(const std::string& ns, int i, int shards) {
+json::object deployment(const std::string& ns, int i, int shards, bool app = false) {
   const std::string name = workloadName(i);
   const json::object selector{{"app", name}};
   json::object container{{"name", "app"}, {"image", "nginx:1.27"}};
@@ -142,11 +147,53 @@ json::object deployment(const std::string& ns, int i, int shards) {
                     {"selector", json::object{{"matchLabels", selector}}},
                     {"template", std::move(podTemplate)}};
   json::object labels{{"app", name}, {"bench-policy", policyName(i % 3, (i / 3) % shards, shards)}};
+  if (app) {
+    // What an application's pods read: env from one ConfigMap, a volume of the other and of the
+    // Secret.
+    auto& pod = spec["template"].as_object()["spec"].as_object();
+    auto& c = pod["containers"].as_array()[0].as_object();
+    c["envFrom"] =
+        json::array{json::object{{"configMapRef", json::object{{"name", name + "-env"}}}}};
+    c["volumeMounts"] = json::array{json::object{{"name", "files"}, {"mountPath", "/files"}},
+                                    json::object{{"name", "creds"}, {"mountPath", "/creds"}}};
+    pod["volumes"] = json::array{
+        json::object{{"name", "files"}, {"configMap", json::object{{"name", name + "-files"}}}},
+        json::object{{"name", "creds"}, {"secret", json::object{{"secretName", name + "-creds"}}}}};
+  }
   return json::object{
       {"apiVersion", "apps/v1"},
       {"kind", "Deployment"},
       {"metadata", json::object{{"name", name}, {"namespace", ns}, {"labels", std::move(labels)}}},
       {"spec", std::move(spec)}};
+}
+
+// An application's followers, in the order a user applies them (before the Deployment).
+std::vector<std::pair<const ResourceId*, json::object>> followers(const std::string& ns, int i) {
+  const std::string name = workloadName(i);
+  auto meta = [&](const std::string& n) {
+    return json::object{{"name", n}, {"namespace", ns}, {"labels", json::object{{"app", name}}}};
+  };
+  return {
+      {&kConfigMaps, json::object{{"apiVersion", "v1"},
+                                  {"kind", "ConfigMap"},
+                                  {"metadata", meta(name + "-env")},
+                                  {"data", json::object{{"MODE", "fast"}}}}},
+      {&kConfigMaps, json::object{{"apiVersion", "v1"},
+                                  {"kind", "ConfigMap"},
+                                  {"metadata", meta(name + "-files")},
+                                  {"data", json::object{{"app.conf", "workers = 4\n"}}}}},
+      {&kSecrets, json::object{{"apiVersion", "v1"},
+                               {"kind", "Secret"},
+                               {"metadata", meta(name + "-creds")},
+                               {"stringData", json::object{{"token", "t0ken"}}}}},
+      {&kServices,
+       json::object{{"apiVersion", "v1"},
+                    {"kind", "Service"},
+                    {"metadata", meta(name)},
+                    {"spec", json::object{{"selector", json::object{{"app", name}}},
+                                          {"ports", json::array{json::object{
+                                                        {"port", 80}, {"targetPort", 8080}}}}}}}},
+  };
 }
 
 // What a workload has reached, first time seen (seconds since the first create).
@@ -300,7 +347,7 @@ constexpr const char* kUsage =
     "usage: e2e_load --kubeconfig HOST [--member-kubeconfigs name=path,...] [--namespace NS]\n"
     "                [--workloads N] [--clients C] [--shards S] [--ceiling-seconds S]\n"
     "                [--timeout S]\n"
-    "                [--no-ready] [--verify] [--ceiling-only]\n";
+    "                [--no-ready] [--verify] [--ceiling-only] [--app]\n";
 
 Options parseArgs(int argc, char** argv) {
   Options o;
@@ -333,6 +380,8 @@ Options parseArgs(int argc, char** argv) {
       o.timeoutSeconds = std::atoi(value().c_str());
     else if (a == "--no-ready")
       o.ready = false;
+    else if (a == "--app")
+      o.app = true;
     else if (a == "--verify")
       o.verify = true;
     else {
@@ -436,7 +485,16 @@ double Bench::createAll() {
   std::atomic<int> failures{0};
   auto creator = [this, &failures](int first) -> asio::awaitable<void> {
     for (int i = first; i < o_.workloads; i += o_.clients) {
-      const json::object object = deployment(o_.ns, i, o_.shards);
+      if (o_.app) {
+        for (const auto& [resource, follower] : followers(o_.ns, i)) {
+          const WriteOptions write;
+          auto f = co_await host_->create(*resource, o_.ns, follower, write);
+          if (!f && f.error().code != 409 && failures++ < 5)
+            std::fprintf(stderr, "e2e_load: create %s: %s\n", nameOf(follower).c_str(),
+                         f.error().message.c_str());
+        }
+      }
+      const json::object object = deployment(o_.ns, i, o_.shards, o_.app);
       const WriteOptions write;
       auto r = co_await host_->create(kDeployments, o_.ns, object, write);
       if (!r && r.error().code != 409) {
@@ -525,7 +583,11 @@ int Bench::verify() {
   auto problem = [&](const std::string& text) {
     if (problems++ < 20) std::printf("verify: %s\n", text.c_str());
   };
+  int workloadBindings = 0;
   for (const auto& b : bindings->items) {
+    const auto* kind = path(b, {"spec", "resource", "kind"});
+    if (kind && kind->is_string() && kind->as_string() != "FederatedDeployment") continue;
+    ++workloadBindings;
     const std::string name = nameOf(b);
     if (!conditionTrue(b, "FullyApplied")) problem(name + " is not FullyApplied");
     const auto* clusters = path(b, {"spec", "clusters"});
@@ -540,9 +602,9 @@ int Bench::verify() {
       placed[{name, cluster}] = r && r->is_int64() ? r->as_int64() : -1;
     }
   }
-  if (static_cast<int>(bindings->items.size()) != o_.workloads)
-    problem(std::to_string(bindings->items.size()) + " bindings for " +
-            std::to_string(o_.workloads) + " workloads");
+  if (workloadBindings != o_.workloads)
+    problem(std::to_string(workloadBindings) + " bindings for " + std::to_string(o_.workloads) +
+            " workloads");
   for (auto& [cluster, client] : members_) {
     ListOptions managed;
     managed.labelSelector = "flotilla.io/managed-by=flotilla";
@@ -602,6 +664,9 @@ int Bench::run() {
   SharedInformer bindings(*host_, kBindings, io);
   auto since = [this] { return seconds(Clock::now() - start_); };
   auto onBinding = [this, since](const ObjectPtr& o) {
+    // (An application's followers have bindings of their own: the workloads are the Deployments.)
+    const auto* kind = path(*o, {"spec", "resource", "kind"});
+    if (kind && kind->is_string() && kind->as_string() != "FederatedDeployment") return;
     const std::string name = nameOf(*o);
     const bool s = conditionTrue(*o, "Scheduled"), a = conditionTrue(*o, "FullyApplied");
     const bool r = a && placedReplicasReady(*o);
@@ -650,13 +715,18 @@ int Bench::run() {
   // host's own controllers'; flotilla-sim's deployment controller writes deployments/status).
   const Writes hostDelta = writesOf(*host_) - hostBefore;
   const Writes memberDelta = memberWrites() - membersBefore;
-  const double flotillaHost = hostDelta.total - o_.workloads;
+  // (An application is 5 creates: the Deployment and its 4 followers.)
+  const double created = o_.workloads * (o_.app ? 5.0 : 1.0);
+  const double flotillaHost = hostDelta.total - created;
   std::printf("host_writes: %.0f\n", hostDelta.total);
   for (const auto& [r, n] : hostDelta.byResource)
     std::printf("host_writes_%s: %.0f\n", r.c_str(), n);
   std::printf("host_writes_per_binding: %.2f\n", flotillaHost / o_.workloads);
   std::printf("host_writes_per_binding_without_events: %.2f\n",
               (flotillaHost - hostDelta.events) / o_.workloads);
+  if (o_.app)  // per application (a Deployment and 4 followers), from creation to steady state
+    std::printf("host_writes_per_application_without_events: %.2f\n",
+                (flotillaHost - hostDelta.events) / o_.workloads);
   if (!applied.empty())
     std::printf("flotilla_host_writes_per_s: %.0f\n", flotillaHost / applied.back());
   // The host's mean time per write request, by verb and resource (the server's own measure).

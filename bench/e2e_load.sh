@@ -9,13 +9,15 @@
 #   memory per 1,000 bindings; a restart over the N converged bindings: seconds to ready and to
 #   quiet, and the writes it made.
 # Usage: bench/e2e_load.sh [--members M] [--workloads N] [--clients C] [--nodes NODES_PER_MEMBER]
-#          [--ceiling-seconds S] [--timeout S] [--verify] [--no-ready] [--keep] [--host-kubeconfig F --member-kubeconfigs name=F,...]
+#          [--ceiling-seconds S] [--timeout S] [--verify] [--no-ready] [--app] [--keep] [--host-kubeconfig F --member-kubeconfigs name=F,...]
 #          [--build DIR] [-- OPERATOR_FLAGS...]
+#   --app: each workload is an application (its Deployment reads 2 ConfigMaps and a Secret, a
+#   Service selects its pods; the policies select only the Deployments): writes per application.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
 MEMBERS=10 WORKLOADS=1000 CLIENTS=8 NODES=20 VERIFY="" KEEP="" HOST_KC="" MEMBER_KCS="" CEILING=5
-NO_READY=""
+NO_READY="" APP=""
 TIMEOUT=""  # seconds for the load to converge; default 600, or 0.2 s per workload when more
 OPERATOR_FLAGS=()
 while (($#)); do
@@ -27,13 +29,14 @@ while (($#)); do
     --ceiling-seconds) CEILING=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
     --verify) VERIFY=1; shift ;;
+    --app) APP=1; shift ;;  # each workload an application: a Deployment, 2 ConfigMaps, a Secret, a Service
     --no-ready) NO_READY=1; shift ;;  # members without kubelets (control planes only) run no pods
     --keep) KEEP=1; shift ;;
     --host-kubeconfig) HOST_KC=$2; shift 2 ;;
     --member-kubeconfigs) MEMBER_KCS=$2; shift 2 ;;
     --build) BUILD=$(realpath "$2"); shift 2 ;;
     --) shift; OPERATOR_FLAGS=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e2e_load.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -176,7 +179,7 @@ cpu_before=("$(cpu_seconds "$OP_PID")" "$(cpu_seconds $(sim_pids host))" "$(cpu_
 # --- The load ---
 echo "load: $WORKLOADS Deployments from $CLIENTS clients (policies: spread over <=3 clusters, dynamic weights over 2, duplicated to 3; in $SHARDS shard(s) of the fleet)"
 "$CLIENT" --kubeconfig "$KUBECONFIG" --member-kubeconfigs "$MEMBER_KCS" --namespace "$NS" \
-  --workloads "$WORKLOADS" --clients "$CLIENTS" --shards "$SHARDS" --ceiling-seconds 0 ${VERIFY:+--verify} ${NO_READY:+--no-ready} \
+  --workloads "$WORKLOADS" --clients "$CLIENTS" --shards "$SHARDS" --ceiling-seconds 0 ${VERIFY:+--verify} ${NO_READY:+--no-ready} ${APP:+--app} \
   --timeout "${TIMEOUT:-$((WORKLOADS / 5 > 600 ? WORKLOADS / 5 : 600))}" >"$WORK/client.out" 2>"$WORK/client.err"
 code=$?
 cat "$WORK/client.err" >&2

@@ -13,6 +13,8 @@ and which were deleted) it computes what must run where, reads the host and the 
   missing    a target cluster without the workload's Deployment, or with other replicas
   orphan     a Flotilla Deployment on a member for a deleted workload or a cluster not targeted
   emptied    (from the binding watch) a placement became empty while its workload existed
+  follower   (when HOST_DIR has MEMBER-configmaps.json) a workload's ConfigMap NAME-env is not
+             on exactly its clusters, or the shared one not on exactly the union of them
 
 Usage: chaos_check.py INPUTS HOST_DIR WATCH_LOG
   INPUTS     lines "NAME POLICY REPLICAS" (POLICY dup or div) or "NAME deleted"; the last line for
@@ -129,6 +131,22 @@ def main():
             if m in placement and workload not in seen:
                 problems.append(f"missing: {workload} has no Deployment on {m} (placed {placement[m]})")
 
+    # Followers (issue #30): NAME-env where NAME runs, "shared" wherever any workload runs.
+    if all(os.path.exists(os.path.join(state_dir, m + "-configmaps.json")) for m in MEMBERS):
+        want_on = {}
+        for workload, placement in placements.items():
+            want_on[workload + "-env"] = set(placement)
+            want_on.setdefault("shared", set()).update(placement)
+        have_on = {}
+        for m in MEMBERS:
+            for cm in load(m + "-configmaps.json"):
+                have_on.setdefault(cm["metadata"]["name"], set()).add(m)
+        for name in sorted(set(want_on) | set(have_on)):
+            want, have = want_on.get(name, set()), have_on.get(name, set())
+            if want != have:
+                problems.append(f"follower: ConfigMap {name} is on {sorted(have)}, "
+                                f"its workloads on {sorted(want)}")
+
     placed_once = set()
     if os.path.exists(watch_log):
         with open(watch_log) as f:
@@ -150,8 +168,10 @@ def main():
         return 1
     workloads = sum(1 for w in wanted.values() if w is not None)
     member_deployments = sum(len(members[m]) for m in MEMBERS)
+    followers = sum(len(load(m + "-configmaps.json")) for m in MEMBERS
+                    if os.path.exists(os.path.join(state_dir, m + "-configmaps.json")))
     print(f"converged: {workloads} workloads, {member_deployments} member Deployments, "
-          f"{len(wanted) - workloads} deleted")
+          f"{followers} member ConfigMaps, {len(wanted) - workloads} deleted")
     return 0
 
 

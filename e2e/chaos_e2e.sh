@@ -6,7 +6,7 @@
 # must bring the fleet to exactly what the inputs ask for; e2e/chaos_check.py decides that from the
 # inputs alone (no lost workload, no duplicate or orphaned member Deployment, the policy's
 # placement, every binding Scheduled and FullyApplied, no placement emptied while its workload
-# existed).
+# existed, and each workload's ConfigMaps on exactly its clusters: issue #30's followers).
 #
 # Each round adds a batch of Deployments and scales or deletes some earlier ones, kills the
 # operator at a random moment (0-1.5 s) while that work is in flight, starts a new one and times
@@ -68,12 +68,21 @@ spec:
         - {targetCluster: {clusterNames: [member3]}, weight: 1}
 YAML
 
+kubectl create configmap shared -n $NS --from-literal=FLEET=chaos >/dev/null
+
 # --- Inputs: what the user asked for, appended as it is asked (chaos_check.py reads them) ---
 INPUTS=$WORK/inputs
 : >"$INPUTS"
 declare -A POLICY=() REPLICAS=()
+# Each workload is an application (issue #30): the policies select only its Deployment, which
+# reads its own ConfigMap and one every workload shares; both follow it to its clusters.
 deployment_yaml() {  # NAME POLICY REPLICAS
   cat <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: $1-env, namespace: $NS}
+data: {WORKLOAD: $1}
+---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -89,6 +98,7 @@ spec:
       containers:
         - name: app
           image: busybox:1.36
+          envFrom: [{configMapRef: {name: $1-env}}, {configMapRef: {name: shared}}]
           resources: {requests: {cpu: 5m, memory: 8Mi}}
 ---
 YAML
@@ -137,6 +147,8 @@ snapshot() {
   for m in member1 member2 member3; do
     mkubectl "$m" get deployments -n $NS -l flotilla.io/managed-by=flotilla -o json >"$dir/$m.json" 2>/dev/null ||
       echo '{"items":[]}' >"$dir/$m.json"  # the namespace does not exist there yet
+    mkubectl "$m" get configmaps -n $NS -l flotilla.io/managed-by=flotilla -o json >"$dir/$m-configmaps.json" 2>/dev/null ||
+      echo '{"items":[]}' >"$dir/$m-configmaps.json"
   done
 }
 check() { snapshot && python3 "$ROOT/e2e/chaos_check.py" "$INPUTS" "$WORK/state" "$WORK/rb.watch" >"$WORK/check.out" 2>&1; }

@@ -27,6 +27,10 @@ exactly() {
 }
 rb_condition() { kubectl get rb "$1" -n "$NS" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].$3}" 2>/dev/null; }
 
+live_deployment() {
+  local deleting
+  deleting=$(mkubectl "$1" get deployment "$2" -n "$NS" -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null) && [[ -z $deleting ]]
+}
 # Every 200 ms, on every member: a pod of the suite waiting in CreateContainerConfigError, or a
 # Deployment whose ConfigMap is not there yet, is a defect (the followers come first).
 sampler() {
@@ -35,7 +39,8 @@ sampler() {
       mkubectl "$m" get pods -n "$NS" -l 'app in (web,shared-a,shared-b)' --no-headers \
         -o custom-columns='NAME:.metadata.name,WAIT:.status.containerStatuses[*].state.waiting.reason' 2>/dev/null |
         awk -v m="$m" '/CreateContainerConfigError/ { print "CCE " m " " $0 }'
-      if on "$m" deployment web && ! on "$m" configmap shop-env; then echo "ORDER $m web before shop-env"; fi
+      # (A Deployment being deleted starts no pods: it may outlive what it read.)
+      if live_deployment "$m" web && ! on "$m" configmap shop-env; then echo "ORDER $m web before shop-env"; fi
     done
     sleep 0.2
   done >>"$WORK/samples"

@@ -276,6 +276,8 @@ for m in "${MEMBERS[@]}"; do
 done
 
 # --- Deleting a source removes its copies; an adopted one stays ---
+# (web reads settings: while it runs there the copies stay, docs/operator.md; it goes first.)
+kubectl delete deployment web -n "$NS" >/dev/null
 kubectl delete configmap settings -n "$NS" >/dev/null
 eventually 30 nowhere configmap settings || e2e_fail "deleting the ConfigMap should remove it from the members"
 eventually 20 bash -c "! kubectl get fo settings-configmap -n $NS >/dev/null 2>&1" || e2e_fail "its FederatedObject should go"

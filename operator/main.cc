@@ -278,18 +278,13 @@ int main(int argc, char** argv) {
   // Any other kind a policy names (docs/design.md §11): host informers per kind, started and
   // stopped as policies change, feeding the object federate controller's queue.
   kube::Controller* federateObjectsLoop = nullptr;
-  kube::Controller* bindingLoopPtr = nullptr;
   kube::Controller* syncLoopPtr = nullptr;
   const auto leadersOfFollower = ctl::sync::mapFollowerToLeaders();
   ctl::federate::SourceInformers sources(
       manager->client(), manager->executor(),
-      [&federateObjectsLoop, &bindingLoopPtr, &syncLoopPtr, &bindings,
-       &leadersOfFollower](const std::string& key) {
+      [&federateObjectsLoop, &syncLoopPtr, &bindings, &leadersOfFollower](const std::string& key) {
         if (federateObjectsLoop) federateObjectsLoop->queue().add(key);
         for (const auto& federated : ctl::dependencies::federatedKeys({key})) {
-          // A follower made again while its old federated object is still held for its
-          // workloads: the binding controller lets the old copies go (binding_controller.cc).
-          if (bindingLoopPtr) bindingLoopPtr->queue().add(federated);
           // A follower deleted or made on the host: its workloads' DependenciesReady.
           if (syncLoopPtr)
             if (auto rb = bindings->store().get(federated))
@@ -312,10 +307,6 @@ int main(int argc, char** argv) {
           if (informer && !informer->hasSynced()) return false;
         }
         return true;
-      },
-      [&sources](const ctl::ObjectKey& key) -> kube::ObjectPtr {
-        auto informer = sources.get({key.apiVersion, key.kind}, key.ns);
-        return informer ? informer->store().get(key.cacheKey()) : nullptr;
       });
   ctl::federate::FederateObjectController federateObjects(
       manager->client(), manager->executor(),
@@ -337,7 +328,6 @@ int main(int argc, char** argv) {
        clusterFederatedObjects.get(), clusterBindings.get(), &followers},
       recorder, api::Clock::now, reserved);
   auto& bindingLoop = manager->addController("binding", binding, controllerOptions());
-  bindingLoopPtr = &bindingLoop;
   binding.watch(bindingLoop, *federated, *bindings, *policies, *clusterPolicies);
   binding.watchObjects(bindingLoop, *federatedObjects, *bindings, *policies, *clusterPolicies);
   binding.watchFollowers(bindingLoop, *bindings, *federated, *federatedObjects);

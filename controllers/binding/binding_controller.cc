@@ -158,25 +158,17 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
   // A namespaced object not opted out (the federated object keeps the source's
   // flotilla.io/follow) follows the workloads that need it.
   std::vector<api::BindingRequirement> requiredBy;
+  bool unsure = false;
   if (fo && informers_.followers && !fo->metadata.namespace_.empty()) {
     const auto optOut = fo->metadata.annotations.find(interpreter::kFollowAnnotation);
     if (optOut == fo->metadata.annotations.end() || optOut->second != "false") {
       const auto& r = subject->resource;
       // Until the namespace's follower caches have synced, what is recorded stays.
-      if (!informers_.followers->ready(r.namespace_))
+      if (!informers_.followers->ready(r.namespace_)) {
         requiredBy = existing ? existing->spec.requiredBy : requiredBy;
-      else
+        unsure = true;  // looked at again once the caches have synced
+      } else
         requiredBy = informers_.followers->requiredBy({r.apiVersion, r.kind, r.namespace_, r.name});
-      // Deleted on the host and made again: the old copies go (the new object's federated
-      // object comes once this one is gone), rather than holding the new one back.
-      if (fo->metadata.deletionTimestamp) {
-        const auto source =
-            informers_.followers->sourceOf({r.apiVersion, r.kind, r.namespace_, r.name});
-        if (source && !fo->metadata.ownerReferences.empty() &&
-            api::unstructured::stringAt(*source, {"metadata", "uid"}) !=
-                fo->metadata.ownerReferences.front().uid)
-          requiredBy.clear();
-      }
     }
   }
   const auto decision = decideBinding(*subject, resolution, existing ? &*existing : nullptr,
@@ -241,6 +233,7 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
       events_.event(ownerRef, decision.eventType, decision.eventReason, decision.eventMessage);
     }
   }
+  if (unsure) return kube::ReconcileResult{false, std::chrono::seconds(1)};
   return kube::ReconcileResult{};
 }
 

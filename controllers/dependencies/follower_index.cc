@@ -44,12 +44,8 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
   return out;
 }
 
-FollowerIndex::FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced,
-                             SourceOf sourceOf)
-    : informers_(informers),
-      services_(std::move(services)),
-      synced_(std::move(synced)),
-      sourceOf_(std::move(sourceOf)) {}
+FollowerIndex::FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced)
+    : informers_(informers), services_(std::move(services)), synced_(std::move(synced)) {}
 
 std::optional<json::object> FollowerIndex::memberObjectOf(const json::object& binding) const {
   const std::string ns = u::stringAt(binding, {"metadata", "namespace"});

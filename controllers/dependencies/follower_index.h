@@ -30,8 +30,6 @@ using ServicesIn = std::function<std::vector<kube::ObjectPtr>(const std::string&
 // whom is not known (a restarting operator must not take a Service it has not listed yet for one
 // that is gone).
 using SourcesSynced = std::function<bool(const std::string& ns)>;
-// A source object on the host (null: none, or its kind is not watched there).
-using SourceOf = std::function<kube::ObjectPtr(const ObjectKey&)>;
 
 // The kinds that follow workloads on their own (a pod template or a selector names them); an
 // annotated extra of another kind follows only where a policy has that kind watched.
@@ -52,13 +50,7 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
 
 class FollowerIndex {
  public:
-  FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced = nullptr,
-                SourceOf sourceOf = nullptr);
-
-  // The host's source object of that key (null when unknown).
-  kube::ObjectPtr sourceOf(const ObjectKey& key) const {
-    return sourceOf_ ? sourceOf_(key) : nullptr;
-  }
+  FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced = nullptr);
 
   // Whether the answers for namespace `ns` are complete (SourcesSynced).
   bool ready(const std::string& ns) const { return !synced_ || synced_(ns); }
@@ -94,7 +86,6 @@ class FollowerIndex {
   IndexInformers informers_;
   ServicesIn services_;
   SourcesSynced synced_;
-  SourceOf sourceOf_;
 };
 
 }  // namespace flotilla::controllers::dependencies

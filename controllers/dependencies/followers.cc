@@ -55,7 +55,7 @@ std::vector<FollowerPlacement> planFollowers(const std::vector<Leader>& leaders,
 }
 
 LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerState>& followers,
-                      const std::set<Dependency>& optOut) {
+                      const std::set<Dependency>& optOut, bool waitForMissing) {
   LeaderGate gate;
   if (!leader.follow) return gate;
   std::vector<std::string> missing, pending;
@@ -66,7 +66,12 @@ LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerS
     if (!onHost) {
       // An optional reference the pods start without; a required one the workload still
       // propagates without (it is reported, never a reason to hold the workload back).
-      if (!need.optional) missing.push_back(describe(need));
+      if (!need.optional) {
+        missing.push_back(describe(need));
+        if (waitForMissing)
+          for (const auto& cluster : leader.clusters)
+            if (!leader.presentOn.count(cluster)) gate.blocked.insert(cluster);
+      }
       continue;
     }
     bool applied = true;

@@ -65,7 +65,11 @@ struct LeaderGate {
   std::string message;  // names the first followers concerned
 };
 
+// `waitForMissing`: the leader is new (within the grace of the sync options): a required follower
+// missing on the host blocks its new clusters too, so that a directory applied in any order
+// (the Deployment before its ConfigMap) starts no pod without it. Past the grace the workload
+// propagates without it (reported Missing).
 LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerState>& followers,
-                      const std::set<Dependency>& optOut = {});
+                      const std::set<Dependency>& optOut = {}, bool waitForMissing = false);
 
 }  // namespace flotilla::controllers::dependencies

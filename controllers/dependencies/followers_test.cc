@@ -135,5 +135,22 @@ INSTANTIATE_TEST_SUITE_P(
                  ""}),
     [](const auto& info) { return std::string(info.param.name); });
 
+TEST(GateLeaderGrace, ANewLeaderWaitsForAFollowerNotOnTheHostYet) {
+  // Applied as a directory, the Deployment first: its ConfigMap is not on the host yet.
+  const auto web = leader("shop/web", {"c1", "c2"}, {"c2"}, {cm("env"), cm("extra", true)});
+  const auto young = gateLeader(web, {}, {}, true);
+  EXPECT_EQ(young.blocked, std::set<std::string>{"c1"}) << "c2 already runs it";
+  EXPECT_EQ(young.reason, "Missing");
+  // Past the grace it propagates without it (still reported).
+  const auto old = gateLeader(web, {}, {}, false);
+  EXPECT_TRUE(old.blocked.empty());
+  EXPECT_EQ(old.reason, "Missing");
+  // An optional reference is never waited for.
+  const auto optional =
+      gateLeader(leader("shop/web", {"c1"}, {}, {cm("extra", true)}), {}, {}, true);
+  EXPECT_TRUE(optional.blocked.empty());
+  EXPECT_EQ(optional.status, "True");
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::dependencies

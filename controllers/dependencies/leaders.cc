@@ -45,7 +45,17 @@ std::optional<Leader> leaderOf(const json::object& binding, const json::object& 
   // A binding being deleted is placed nowhere; its copies still count until they are gone.
   if (u::find(binding, {"metadata", "deletionTimestamp"}) == nullptr)
     leader.clusters = namesAt(binding, {"spec", "clusters"}, "name");
-  leader.presentOn = namesAt(binding, {"status", "aggregatedStatus"}, "clusterName");
+  // Where a copy of it may be: every entry but those saying none of ours was made there.
+  if (const json::array* items = u::findArray(binding, {"status", "aggregatedStatus"})) {
+    for (const auto& item : *items) {
+      if (!item.is_object()) continue;
+      const std::string propagation = u::stringAt(item.as_object(), {"propagation"});
+      if (propagation == "PendingCreate" || propagation == "CreationFailed" ||
+          propagation == "Conflict")
+        continue;
+      leader.presentOn.insert(u::stringAt(item.as_object(), {"clusterName"}));
+    }
+  }
   return leader;
 }
 

@@ -19,7 +19,9 @@ namespace flotilla::controllers::dependencies {
 // members receive (the federated object's template; a FederatedDeployment's as a Deployment),
 // and the Services of its namespace. Its needs are what the kind's interpreter names plus the
 // Services whose selector matches its pods. nullopt when it needs nothing and runs no pods; a
-// binding being deleted still leads while a member copy remains (status.aggregatedStatus).
+// binding being deleted still leads while a member copy remains. Its copies are where
+// status.aggregatedStatus has an entry that does not say none was made (PendingCreate,
+// CreationFailed, Conflict): a cluster it waits on is not one it runs on.
 std::optional<Leader> leaderOf(const boost::json::object& binding,
                                const boost::json::object& object,
                                const std::vector<const boost::json::object*>& services);

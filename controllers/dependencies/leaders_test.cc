@@ -21,7 +21,9 @@ TEST(LeaderOf, ABindingLeadsWhatItsObjectNamesAndTheServicesSelectingItsPods) {
   const auto binding = parse(R"({
     "metadata": {"name": "web", "namespace": "shop"},
     "spec": {"clusters": [{"name": "c1", "replicas": 2}, {"name": "c2", "replicas": 1}]},
-    "status": {"aggregatedStatus": [{"clusterName": "c1"}, {"clusterName": "c3"}]}})");
+    "status": {"aggregatedStatus": [{"clusterName": "c1"}, {"clusterName": "c3"},
+      {"clusterName": "c2", "propagation": "PendingCreate"},
+      {"clusterName": "c4", "propagation": "CreationFailed"}]}})");
   const auto selecting = parse(R"({"metadata": {"name": "web", "namespace": "shop"},
     "spec": {"selector": {"app": "web"}}})");
   const auto other = parse(R"({"metadata": {"name": "db", "namespace": "shop"},

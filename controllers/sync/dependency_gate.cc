@@ -1,5 +1,6 @@
 #include "controllers/sync/dependency_gate.h"
 
+#include "api/time.h"
 #include "api/unstructured.h"
 #include "interpreter/dependencies.h"
 
@@ -57,7 +58,9 @@ std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, cons
       state.appliedOn = appliedOn(*rb);
     states.emplace(id, std::move(state));
   }
-  return dependencies::gateLeader(*leader, states, optOut);
+  const auto created = api::parseRfc3339(u::stringAt(binding, {"metadata", "creationTimestamp"}));
+  const bool young = created && in.now - *created < in.missingGrace;
+  return dependencies::gateLeader(*leader, states, optOut, young);
 }
 
 kube::MapFunc mapFollowerToLeaders() {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "api/time.h"
 #include "controllers/common/object_key.h"
 #include "controllers/dependencies/follower_index.h"
 
@@ -16,6 +17,10 @@ struct GateInputs {
   const kube::SharedInformer* bindings = nullptr;          // the followers' bindings
   // A follower's source on the host (null: gone, or its kind is not watched there).
   std::function<kube::ObjectPtr(const ObjectKey&)> sourceOf;
+  // A leader whose binding is younger than this waits for a missing follower too (gateLeader's
+  // waitForMissing); `now` is the wall clock.
+  std::chrono::nanoseconds missingGrace = std::chrono::seconds(10);
+  api::Clock::time_point now{};
 };
 
 // nullopt when the binding leads nothing (or following is off). Status "Unknown" while the

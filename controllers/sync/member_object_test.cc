@@ -147,7 +147,7 @@ TEST(ManagingBinding, ADecoyCannotPoseAsAWorkloadsCopy) {
 }
 
 // docs/security.md H3: the member namespace carries the host namespace's Pod Security labels.
-TEST(MemberNamespace, CarriesPodSecurityLabelsAndNothingElse) {
+TEST(MemberNamespace, CarriesPodSecurityLabelsAndTheCreatedMarkOnly) {
   const auto host = json::parse(R"({"apiVersion":"v1","kind":"Namespace",
       "metadata":{"name":"team-a","uid":"u","resourceVersion":"9",
         "labels":{"pod-security.kubernetes.io/enforce":"restricted",
@@ -161,7 +161,8 @@ TEST(MemberNamespace, CarriesPodSecurityLabelsAndNothingElse) {
       "metadata":{"name":"team-a","labels":{"flotilla.io/managed-by":"flotilla",
         "pod-security.kubernetes.io/enforce":"restricted",
         "pod-security.kubernetes.io/enforce-version":"latest",
-        "pod-security.kubernetes.io/warn":"restricted"}}})"));
+        "pod-security.kubernetes.io/warn":"restricted"},
+      "annotations":{"flotilla.io/created-namespace":"true"}}})"));
   EXPECT_TRUE(flotillaNamespace(memberNamespace(host)));
   EXPECT_FALSE(flotillaNamespace(host));  // a namespace someone else made
   EXPECT_FALSE(flotillaNamespace(json::object{}));

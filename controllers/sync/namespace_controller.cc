@@ -15,7 +15,54 @@ namespace u = api::unstructured;
 
 namespace {
 constexpr const char* kNamespaceLog = "namespaces";
+
+const kube::ResourceId kConfigMapsOnMember{"", "v1", "configmaps", true, "ConfigMap"};
+const kube::ResourceId kServicesOnMember{"", "v1", "services", true, "Service"};
+const kube::ResourceId kAccountsOnMember{"", "v1", "serviceaccounts", true, "ServiceAccount"};
+const kube::ResourceId kClaimsOnMember{"", "v1", "persistentvolumeclaims", true,
+                                       "PersistentVolumeClaim"};
+
+// What every namespace holds without anyone asking (kube-controller-manager makes them).
+bool systemObject(const kube::ResourceId& resource, const json::object& o) {
+  const std::string name = u::stringAt(o, {"metadata", "name"});
+  if (resource.resource == "configmaps") return name == "kube-root-ca.crt";
+  if (resource.resource == "serviceaccounts") return name == "default";
+  if (resource.resource == "secrets")
+    return u::stringAt(o, {"type"}) == "kubernetes.io/service-account-token";
+  return false;
 }
+
+enum class Contents { kEmpty, kLeaving, kOccupied };
+
+// What the member namespace still holds, among the kinds Flotilla may read there: only
+// Flotilla's objects and what every namespace holds (kEmpty), something on its way out (a pod
+// terminating, one of Flotilla's objects being deleted: kLeaving), or anything else, or a kind it
+// cannot list (kOccupied: the namespace is never deleted under someone's objects).
+Contents contentsOf(MemberConnection& member, const std::string& ns) {
+  Contents out = Contents::kEmpty;
+  for (const auto* resource :
+       {&resources::kPods, &resources::kDeployments, &kConfigMapsOnMember, &resources::kSecrets,
+        &kServicesOnMember, &kAccountsOnMember, &kClaimsOnMember}) {
+    auto list = await(member.executor(), member.client().list(*resource, ns, {}));
+    if (!list) return Contents::kOccupied;
+    for (const auto& o : list->items) {
+      const bool leaving = u::find(o, {"metadata", "deletionTimestamp"}) != nullptr;
+      const bool ours = u::stringAt(o, {"metadata", "labels", kManagedByLabel}) == kManagedByValue;
+      if (systemObject(*resource, o)) continue;
+      if (resource == &resources::kPods) {
+        // A pod is Flotilla's when a Flotilla Deployment made it; either way it must be gone.
+        if (!leaving) return Contents::kOccupied;
+        out = Contents::kLeaving;
+        continue;
+      }
+      if (!ours) return Contents::kOccupied;
+      out = Contents::kLeaving;  // Flotilla's, not removed yet
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 NamespaceController::NamespaceController(const kube::SharedInformer& bindings,
                                          MemberRegistry& members)
@@ -54,6 +101,16 @@ api::Result<kube::ReconcileResult> NamespaceController::reconcile(const std::str
         u::stringAt(*current, {"metadata", "annotations", kCreatedNamespaceAnnotation}) != "true" ||
         u::find(*current, {"metadata", "deletionTimestamp"}) != nullptr)
       continue;
+    // Never under someone else's objects; Flotilla's own are waited for.
+    switch (contentsOf(*member, ns)) {
+      case Contents::kEmpty:
+        break;
+      case Contents::kLeaving:
+        retry = true;
+        continue;
+      case Contents::kOccupied:
+        continue;
+    }
     kube::DeleteOptions options;
     options.preconditionUid = u::stringAt(*current, {"metadata", "uid"});
     auto gone =

@@ -1,9 +1,12 @@
 // Namespaces follow their contents (docs/design.md §12): a member namespace Flotilla created
 // (annotation flotilla.io/created-namespace) is removed once no binding of that host namespace
 // places anything on the member or may still have a copy there, and no Deployment of Flotilla's
-// is left in it (replicas a make-before-break move still holds). One a member's owner made and
-// let Flotilla use is never removed. Keys are namespace names; the sync reconcilers create the
-// namespace with the first object (member_namespace.h).
+// is left in it (replicas a make-before-break move still holds), and only when the member
+// namespace holds nothing else among the kinds Flotilla may read there (pods, Deployments,
+// ConfigMaps, Secrets, Services, ServiceAccounts, PVCs), so a namespace is never deleted under
+// someone's objects. One a member's owner made and let Flotilla use is never removed. Keys are
+// namespace names; the sync reconcilers create the namespace with the first object
+// (member_namespace.h).
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

@@ -250,10 +250,20 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
             neededOn[c] += (neededOn[c].empty() ? "" : ", ") + r.name;
       }
     }
+    // Made again on the host: the copies still needed stay for the new federated object (same
+    // binding key), which takes them over once this one is gone.
+    bool remade = false;
+    if (options_.sourceOf && !fo.metadata.ownerReferences.empty()) {
+      const auto source = options_.sourceOf(ObjectKey{apiVersion, kind, ns, name});
+      remade = source &&
+               u::stringAt(*source, {"metadata", "uid"}) != fo.metadata.ownerReferences.front().uid;
+    }
     auto removeFrom = [&](MemberConnection& member,
                           const std::string& cluster) -> std::optional<std::string> {
-      if (auto it = neededOn.find(cluster); it != neededOn.end())
+      if (auto it = neededOn.find(cluster); it != neededOn.end()) {
+        if (remade) return std::nullopt;
         return "still needed there by " + it->second;
+      }
       auto resource = await(member.executor(), member.client().resourceFor(apiVersion, kind));
       if (!resource) {
         if (notServed(resource.error())) return std::nullopt;  // nothing of that kind there
@@ -346,11 +356,12 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   std::vector<ClusterState> states;
   std::vector<std::optional<json::object>> lives;
   // Its followers first on a cluster it is not on yet (docs/design.md §12).
-  const auto gate = gateOf(*rbObject, {options_.followers, bindings, options_.sourceOf});
+  const auto gate = gateOf(*rbObject, {options_.followers, bindings, options_.sourceOf,
+                                       options_.missingGrace, options_.wallClock()});
   for (const auto& action : plan.actions) {
     if (action.step != SyncStep::kRemove && gate && gate->blocked.count(action.cluster)) {
       states.push_back({action.cluster,
-                        propagation::kPendingCreate,
+                        gate->status == "Unknown" ? kUndecided : propagation::kPendingCreate,
                         "waiting for its dependencies: " + gate->message,
                         {},
                         true});

@@ -463,8 +463,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   const SyncPlan plan = planSync(input);
   // Its followers first on a cluster it is not on yet (docs/design.md §12).
-  const auto gate =
-      gateOf(*rbObject, {options_.followers, &informers_.bindings, options_.sourceOf});
+  const auto gate = gateOf(*rbObject, {options_.followers, &informers_.bindings, options_.sourceOf,
+                                       options_.missingGrace, options_.wallClock()});
 
   Retry retry;
   std::vector<ClusterOutcome> outcomes;
@@ -472,7 +472,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     switch (action.step) {
       case SyncStep::kApply:
         if (gate && gate->blocked.count(action.cluster)) {
-          outcomes.push_back({action.cluster, propagation::kPendingCreate,
+          // (Unknown while the caches sync: undecided, looked at again in a second, nothing
+          // written.)
+          outcomes.push_back({action.cluster,
+                              gate->status == "Unknown" ? kUndecided : propagation::kPendingCreate,
                               "waiting for its dependencies: " + gate->message, true});
           retry.soon = true;  // (their bindings' status brings it back sooner)
           break;

@@ -55,6 +55,9 @@ struct SyncControllerOptions {
   // Which objects follow workloads (docs/design.md §12): a workload goes to a cluster only once
   // its followers are applied there. Null: nothing follows.
   const dependencies::FollowerIndex* followers = nullptr;
+  // A new workload waits this long for a follower not on the host yet (a directory applied in
+  // any order) before it propagates without it.
+  std::chrono::nanoseconds missingGrace = std::chrono::seconds(10);
 };
 
 // The plan's retry (sync_plan.h) as the work queue takes it.
