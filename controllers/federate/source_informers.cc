@@ -49,23 +49,6 @@ SourceInformers::SyncResult SourceInformers::sync(const std::map<KindKey, Source
       for (const auto& ns : scope.namespaces) desired.emplace(SourceId{kind, ns}, *resource);
     }
   }
-  std::vector<std::shared_ptr<kube::SharedInformer>> stopping;
-  {
-    std::lock_guard lock(mutex_);
-    for (auto it = informers_.begin(); it != informers_.end();) {
-      if (desired.count(it->first)) {
-        ++it;
-        continue;
-      }
-      out.stopped.push_back(describe(it->first.first, it->first.second));
-      stopping.push_back(std::move(it->second));
-      it = informers_.erase(it);
-    }
-  }
-  for (auto& informer : stopping) {
-    informer->stop();
-    informer->join();
-  }
   for (const auto& [id, resource] : desired) {
     const auto& [kind, ns] = id;
     // (A kept informer whose discovery failed, gone since — stopAll() at shutdown — is not
@@ -99,6 +82,26 @@ SourceInformers::SyncResult SourceInformers::sync(const std::map<KindKey, Source
     }
     informer->start(executor_);
     out.started.push_back(describe(kind, ns));
+  }
+  // The informers no longer wanted stop only now: one replaced by a host-wide informer keeps
+  // answering until its successor is in the map (unsynced, it says "not known yet" rather than
+  // "nothing there": docs/decisions.md, issue #30).
+  std::vector<std::shared_ptr<kube::SharedInformer>> stopping;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = informers_.begin(); it != informers_.end();) {
+      if (desired.count(it->first)) {
+        ++it;
+        continue;
+      }
+      out.stopped.push_back(describe(it->first.first, it->first.second));
+      stopping.push_back(std::move(it->second));
+      it = informers_.erase(it);
+    }
+  }
+  for (auto& informer : stopping) {
+    informer->stop();
+    informer->join();
   }
   configured_ = true;
   return out;

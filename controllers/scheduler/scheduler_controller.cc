@@ -306,9 +306,10 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   }
   const api::ResourceBinding& rb = *decoded;
   if (rb.metadata.deletionTimestamp) return Outcome::kNothing;
-  // A follower no policy governs goes where its workloads are (spec.requiredBy, docs/design.md
-  // §12): there is nothing to schedule.
-  if (rb.spec.policy.name.empty() && !rb.spec.requiredBy.empty()) return Outcome::kNothing;
+  // A binding without a policy is a follower's (docs/design.md §12): it goes where its workloads
+  // are (spec.requiredBy), or nowhere once none needs it. It is never placed by the scheduler,
+  // which would place it everywhere (no affinity).
+  if (rb.spec.policy.name.empty()) return Outcome::kNothing;
   const auto started = steady_clock::now();
   const auto now = options_.wallClock();
 

@@ -326,7 +326,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   // A follower goes to its leaders' clusters too (spec.requiredBy); one no policy governs has
   // no scheduler, and its requirements are always current (docs/design.md §12).
   const auto targets = dependencies::targetsOf(*rb);
-  const bool followerOnly = rb->spec.policy.name.empty() && !rb->spec.requiredBy.empty();
+  // (No requirements left: its copies are removed from every cluster.)
+  const bool followerOnly = rb->spec.policy.name.empty();
   SyncPlanInput input{targets, followerOnly || placementCurrent(*rb), std::nullopt, false, {}};
   std::set<std::string> seen;
   auto observe = [&](const std::string& cluster, bool target) {
