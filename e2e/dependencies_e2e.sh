@@ -27,9 +27,10 @@ exactly() {
 }
 rb_condition() { kubectl get rb "$1" -n "$NS" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].$3}" 2>/dev/null; }
 
+# The uid of a Deployment that exists and is not being deleted ("" otherwise).
 live_deployment() {
-  local deleting
-  deleting=$(mkubectl "$1" get deployment "$2" -n "$NS" -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null) && [[ -z $deleting ]]
+  mkubectl "$1" get deployment "$2" -n "$NS" -o jsonpath='{.metadata.uid} {.metadata.deletionTimestamp}' 2>/dev/null |
+    awk 'NF == 1 { print $1 }'
 }
 # Every 200 ms, on every member: a pod of the suite waiting in CreateContainerConfigError, or a
 # Deployment whose ConfigMap is not there yet, is a defect (the followers come first).
@@ -39,8 +40,13 @@ sampler() {
       mkubectl "$m" get pods -n "$NS" -l 'app in (web,shared-a,shared-b)' --no-headers \
         -o custom-columns='NAME:.metadata.name,WAIT:.status.containerStatuses[*].state.waiting.reason' 2>/dev/null |
         awk -v m="$m" '/CreateContainerConfigError/ { print "CCE " m " " $0 }'
-      # (A Deployment being deleted starts no pods: it may outlive what it read.)
-      if live_deployment "$m" web && ! on "$m" configmap shop-env; then echo "ORDER $m web before shop-env"; fi
+      # The same live Deployment before and after the ConfigMap was seen missing: both at once.
+      # (The reads are not one snapshot: a Deployment deleted between them, and the ConfigMap
+      # removed after it, is not a violation. A Deployment being deleted starts no pods.)
+      before=$(live_deployment "$m" web)
+      if [[ -n $before ]] && ! on "$m" configmap shop-env && [[ $(live_deployment "$m" web) == "$before" ]]; then
+        echo "ORDER $m web before shop-env"
+      fi
     done
     sleep 0.2
   done >>"$WORK/samples"
