@@ -2,25 +2,26 @@
 # Dependencies follow their workloads (issue 30, docs/design.md §12). A PropagationPolicy selects
 # only the Deployment of namespace "shop"; its ConfigMap (envFrom), Secret (volume),
 # ServiceAccount, PersistentVolumeClaim and the Service selecting its pods follow it to exactly
-# its two clusters, applied before it, so no pod ever waits in CreateContainerConfigError. A
+# its two clusters of four (namespace shop is never made on the other two), applied before it, so no pod ever waits in CreateContainerConfigError. A
 # missing Secret is reported on the binding (DependenciesReady=False, Missing) and clears once it
 # exists; a ConfigMap two Deployments share is on both their clusters and leaves one only after
 # its Deployment is gone there; a move brings the followers first. flotilla-sim, or real
 # clusters through FLOTILLA_E2E_HOST_KUBECONFIG / FLOTILLA_E2E_MEMBER_KUBECONFIGS (members that
-# run pods: FLOTILLA_E2E_MEMBERS_RUN_PODS=1).
+# run pods: FLOTILLA_E2E_MEMBERS_RUN_PODS=1; four members, member1..member4).
 # Usage: dependencies_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator
 SIM=${1:?usage: dependencies_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
 OPERATOR=${2:?usage: dependencies_e2e.sh PATH/TO/flotilla-sim PATH/TO/flotilla-operator}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/e2e/lib.sh"
 NS=shop
+E2E_MEMBERS=4
 source "$ROOT/e2e/operator_lib.sh"
 
 on() { mkubectl "$1" get "$2" "$3" -n "$NS" -o name >/dev/null 2>&1; }
 # exactly KIND NAME M1 M2: on M1 and M2 and on no other member.
 exactly() {
   local kind=$1 name=$2 m
-  for m in member1 member2 member3; do
+  for m in "${MEMBERS[@]}"; do
     if [[ $m == "$3" || $m == "$4" ]]; then on "$m" "$kind" "$name" || return 1
     else ! on "$m" "$kind" "$name" || return 1; fi
   done
@@ -36,7 +37,7 @@ live_deployment() {
 # Deployment whose ConfigMap is not there yet, is a defect (the followers come first).
 sampler() {
   while [[ ! -e $WORK/sampler.stop ]]; do
-    for m in member1 member2 member3; do
+    for m in "${MEMBERS[@]}"; do
       mkubectl "$m" get pods -n "$NS" -l 'app in (web,shared-a,shared-b)' --no-headers \
         -o custom-columns='NAME:.metadata.name,WAIT:.status.containerStatuses[*].state.waiting.reason' 2>/dev/null |
         awk -v m="$m" '/CreateContainerConfigError/ { print "CCE " m " " $0 }'
@@ -59,7 +60,7 @@ eventually 30 fleet_ready || e2e_fail "members should turn Ready: $(kubectl get 
 kubectl create namespace "$NS" >/dev/null 2>&1
 if [[ -n $REAL ]]; then  # a volume for the claim on every member (real members have no provisioner)
   # (named after the suite's namespace: one bound to an earlier run's claim stays Released)
-  for m in member1 member2 member3; do
+  for m in "${MEMBERS[@]}"; do
     mkubectl "$m" apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: PersistentVolume
@@ -151,7 +152,9 @@ all_there() {
 eventually 30 all_there || e2e_fail "every object of shop should be on member1 and member2 only: $(kubectl get fo,rb -n "$NS" 2>&1)"
 echo "kubectl apply -> the whole application on its 2 clusters: $(echo "$(date +%s.%N) - $t0" | bc) s"
 expect_eq "the ConfigMap follows without a policy" "$(kubectl get rb shop-env-configmap -n "$NS" -o jsonpath='{.spec.policy.name}|{.spec.requiredBy[0].name}')" "|web"
-expect_eq "namespace shop is not on member3" "$(mkubectl member3 get ns "$NS" -o name 2>&1 | grep -c '^namespace/')" "0"
+for m in member3 member4; do
+  expect_eq "namespace shop is not on $m" "$(mkubectl "$m" get ns "$NS" -o name 2>&1 | grep -c '^namespace/')" "0"
+done
 if [[ -n $PODS_RUN ]]; then
   ready() { [[ $(kubectl get deploy web -n "$NS" -o jsonpath='{.status.readyReplicas}') == 4 ]]; }
   eventually 60 ready || e2e_fail "host Deployment web should be READY 4/4: $(kubectl get deploy web -n "$NS" 2>&1; mkubectl member1 get pods -n "$NS" 2>&1)"
@@ -171,7 +174,9 @@ spec:
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: api}
+metadata:
+  name: api
+  annotations: {flotilla.io/followers: '[{"kind": "ConfigMap", "name": "api-extra"}]'}
 spec:
   replicas: 1
   selector: {matchLabels: {app: api}}
@@ -180,8 +185,14 @@ spec:
     spec:
       containers: [{name: api, image: nginx:1.27, volumeMounts: [{name: creds, mountPath: /creds}]}]
       volumes: [{name: creds, secret: {secretName: api-creds}}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: api-extra}
+data: {note: named only by the flotilla.io/followers annotation}
 YAML
 eventually 30 on member1 deployment api || e2e_fail "api should propagate without its Secret"
+eventually 30 on member1 configmap api-extra || e2e_fail "api-extra, which api's flotilla.io/followers names, should follow it to member1: $(kubectl get rb api-extra-configmap -n "$NS" -o yaml 2>&1)"
 eventually 20 bash -c "[[ \$(kubectl get rb api -n $NS -o jsonpath='{.status.conditions[?(@.type==\"DependenciesReady\")].reason}') == Missing ]]" ||
   e2e_fail "DependenciesReady should be False/Missing: $(kubectl get rb api -n "$NS" -o yaml)"
 expect_eq "DependenciesReady False" "$(rb_condition api DependenciesReady status)" "False"
@@ -278,6 +289,7 @@ kubectl delete deployment shared-b -n "$NS" --wait=false >/dev/null
 ns_gone() { ! mkubectl member2 get ns "$NS" -o name >/dev/null 2>&1 || [[ $(mkubectl member2 get ns "$NS" -o jsonpath='{.status.phase}') == Terminating ]]; }
 eventually 30 ns_gone || e2e_fail "namespace shop should leave member2 with its last object: $(mkubectl member2 get all,cm -n "$NS" 2>&1)"
 expect_eq "shop stays where web runs" "$(mkubectl member1 get ns "$NS" -o name 2>&1)" "namespace/$NS"
+expect_eq "namespace shop never reached member4" "$(mkubectl member4 get ns "$NS" -o name 2>&1 | grep -c '^namespace/')" "0"
 
 touch "$WORK/sampler.stop"
 wait "$SAMPLER"

@@ -2,7 +2,8 @@
 # clusters named by FLOTILLA_E2E_HOST_KUBECONFIG and FLOTILLA_E2E_MEMBER_KUBECONFIGS), operators
 # started as separate processes, and helpers to read what they did. Needs SIM, OPERATOR and ROOT.
 # Real clusters: the member names must be member1, member2 and member3 (the demo policy weights
-# them); NS is the namespace the suite works in.
+# them), and member4 for a suite that sets E2E_MEMBERS=4 (it registers member4 and removes it
+# again, so the other suites see three); NS is the namespace the suite works in.
 WORK=$(mktemp -d)
 REAL=${FLOTILLA_E2E_HOST_KUBECONFIG:+1}
 # Whether the members run pods (a scheduler and kubelets): flotilla-sim's always do; real members
@@ -21,6 +22,12 @@ cleanup() {
     done
   fi
   if [[ -z $REAL ]]; then "$SIM" down --dir "$WORK/fleet" >/dev/null 2>&1; fi
+  if [[ -n $REAL ]] && ((${#MEMBERS[@]} > 3)); then  # the extra members this suite registered
+    for m in "${MEMBERS[@]:3}"; do
+      kubectl delete fc "$m" --wait=false >/dev/null 2>&1
+      kubectl patch fc "$m" --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
+    done
+  fi
   if [[ -n $REAL ]]; then  # the suite's namespace; the registered members stay for the next suite
     kubectl delete ns "$NS" --wait=false >/dev/null 2>&1
     for m in "${!MEMBER_KUBECONFIG[@]}"; do
@@ -32,7 +39,13 @@ cleanup() {
 trap cleanup EXIT
 
 # --- The fleet ---
-# SIM_TOPOLOGY: the fleet's topology (default config/samples/sim/topology.yaml).
+# E2E_MEMBERS: how many members the suite uses (member1..memberN; 3 unless the suite says 4).
+# SIM_TOPOLOGY: the fleet's topology (default config/samples/sim/topology.yaml, or
+# e2e/topology-4.yaml for four members).
+MEMBERS=()
+for ((i = 1; i <= ${E2E_MEMBERS:-3}; i++)); do MEMBERS+=("member$i"); done
+DEFAULT_TOPOLOGY=$ROOT/config/samples/sim/topology.yaml
+((${#MEMBERS[@]} == 4)) && DEFAULT_TOPOLOGY=$ROOT/e2e/topology-4.yaml
 # FLOTILLA_E2E_SIM_FAULTS: a flotilla-sim fault file (config/samples/sim/faults-10pct.json) every
 # cluster of the fleet starts with; its rules choose the operator's requests by user agent, so the
 # suite's own kubectl calls are answered normally.
@@ -43,11 +56,11 @@ if [[ -n ${FLOTILLA_E2E_SIM_FAULTS:-} ]]; then
 fi
 if [[ -z $REAL ]]; then
   export HOME=$WORK
-  "$SIM" up -f "${SIM_TOPOLOGY:-$ROOT/config/samples/sim/topology.yaml}" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >"$WORK/up.log" 2>&1 ||
+  "$SIM" up -f "${SIM_TOPOLOGY:-$DEFAULT_TOPOLOGY}" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >"$WORK/up.log" 2>&1 ||
     { cat "$WORK/up.log"; exit 1; }
   export KUBECONFIG=$WORK/fleet/host.kubeconfig
-  declare -A MEMBER_KUBECONFIG=([member1]=$WORK/fleet/member1.kubeconfig
-    [member2]=$WORK/fleet/member2.kubeconfig [member3]=$WORK/fleet/member3.kubeconfig)
+  declare -A MEMBER_KUBECONFIG=()
+  for m in "${MEMBERS[@]}"; do MEMBER_KUBECONFIG[$m]=$WORK/fleet/$m.kubeconfig; done
 else
   export KUBECONFIG=$FLOTILLA_E2E_HOST_KUBECONFIG
   declare -A MEMBER_KUBECONFIG=()
@@ -64,9 +77,9 @@ else
   kubectl apply -f "$ROOT/crds/" >/dev/null
   kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
   kubectl create namespace flotilla-system >/dev/null 2>&1
-  declare -A REGION=([member1]=eu-west [member2]=eu-west [member3]=us-east)
-  declare -A ZONE=([member1]=eu-west-1a [member2]=eu-west-1b [member3]=us-east-1a)
-  for m in member1 member2 member3; do
+  declare -A REGION=([member1]=eu-west [member2]=eu-west [member3]=us-east [member4]=us-east)
+  declare -A ZONE=([member1]=eu-west-1a [member2]=eu-west-1b [member3]=us-east-1a [member4]=us-east-1b)
+  for m in "${MEMBERS[@]}"; do
     kc=${MEMBER_KUBECONFIG[$m]:?FLOTILLA_E2E_MEMBER_KUBECONFIGS must name $m}
     server=$(kubectl --kubeconfig "$kc" config view --minify --raw -o jsonpath='{.clusters[0].cluster.server}')
     # A registration left terminating by an earlier run (its operator gone) is released first.
@@ -170,10 +183,12 @@ supervise_operator() {
     sleep 1
   done
 }
-# fleet_ready: all three members Ready and reporting their resources (a placement needs both;
-# the resources may come a status write after Ready).
+# fleet_ready: every member of the suite Ready and reporting its resources (a placement needs
+# both; the resources may come a status write after Ready).
 fleet_ready() {
-  [[ $(kubectl get fc -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}/{.status.resources.allocatable.cpu}{"\n"}{end}' | grep -c '^True/.') == 3 ]]
+  local ready
+  ready=$(kubectl get fc -o jsonpath='{range .items[*]}{.metadata.name} {.status.conditions[?(@.type=="Ready")].status}/{.status.resources.allocatable.cpu}{"\n"}{end}' | awk '$2 ~ /^True\/./ { print $1 }')
+  for m in "${MEMBERS[@]}"; do grep -qx "$m" <<<"$ready" || return 1; done
 }
 
 # start_operator NAME [flags...]: starts an operator and waits until it serves /readyz.

@@ -65,17 +65,13 @@ void BindingController::watchFollowers(kube::Controller& controller, kube::Share
   controller.watchBoth(
       federatedDeployments,
       [index](const kube::ObjectPtr& o) {
-        const auto object = dependencies::FollowerIndex::deploymentOf(*o);
-        return object ? dependencies::federatedKeys(index->keysNeededBy(*object))
-                      : std::vector<std::string>{};
+        return dependencies::federatedKeys(index->keysNeededByDeployment(*o));
       },
       kube::generationChanged());
   controller.watchBoth(
       federatedObjects,
       [index](const kube::ObjectPtr& o) {
-        const auto object = dependencies::FollowerIndex::templateOf(*o);
-        return object ? dependencies::federatedKeys(index->keysNeededBy(*object))
-                      : std::vector<std::string>{};
+        return dependencies::federatedKeys(index->keysNeededByObject(*o));
       },
       kube::generationChanged());
 }

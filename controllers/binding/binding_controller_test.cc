@@ -55,7 +55,7 @@ class BindingReconcilerTest : public testing::ReconcilerTest {
   }
   std::string key(const std::string& name) { return ns + "/" + name; }
 
-  const kube::SharedInformer *fds, *fos, *rbs, *pps, *cpps;
+  kube::SharedInformer *fds, *fos, *rbs, *pps, *cpps;
 };
 
 TEST_F(BindingReconcilerTest, CreatesTheBindingOnceAndASecondPassWritesNothing) {

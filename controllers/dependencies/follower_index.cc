@@ -1,8 +1,12 @@
 #include "controllers/dependencies/follower_index.h"
 
+#include <algorithm>
+#include <set>
+
 #include "api/flotilla_types.h"
 #include "api/unstructured.h"
 #include "controllers/common/object_key.h"
+#include "interpreter/interpreter.h"
 
 namespace flotilla::controllers::dependencies {
 
@@ -20,6 +24,51 @@ std::vector<std::string> placementOf(const kube::ObjectPtr& o) {
     for (const auto& c : *items)
       if (c.is_object()) out.push_back("status:" + u::stringAt(c.as_object(), {"clusterName"}));
   if (u::find(*o, {"metadata", "deletionTimestamp"}) != nullptr) out.push_back("deleting");
+  return out;
+}
+
+std::vector<const json::object*> pointersTo(const std::vector<kube::ObjectPtr>& objects) {
+  std::vector<const json::object*> out;
+  out.reserve(objects.size());
+  for (const auto& o : objects) out.push_back(o.get());
+  return out;
+}
+
+std::string needValue(const Dependency& d) {
+  return "need:" + ObjectKey{d.apiVersion, d.kind, d.ns, d.name}.str();
+}
+
+std::string podLabelValue(const std::string& ns, std::string_view key, const json::value& value) {
+  std::string out = "pod:" + ns + "/" + std::string(key) + "=";
+  if (value.is_string()) out += value.get_string();
+  return out;
+}
+
+// kNeedsIndex of a cached FederatedDeployment or FederatedObject (`memberObject` turns it into
+// what members receive).
+using MemberObjectOf = std::optional<json::object> (*)(const json::object&);
+std::vector<std::string> needsOf(MemberObjectOf memberObject, const json::object& federated) {
+  std::vector<std::string> out;
+  const auto object = memberObject(federated);
+  if (!object) return out;
+  const auto interpreter = interpreter::Registry::builtIn().of(u::stringAt(*object, {"apiVersion"}),
+                                                               u::stringAt(*object, {"kind"}));
+  for (const auto& need : interpreter.dependencies(*object).followers)
+    out.push_back(needValue(need));
+  if (const json::object* labels = interpreter.podLabels(*object)) {
+    const std::string ns = u::stringAt(*object, {"metadata", "namespace"});
+    for (const auto& kv : *labels) out.push_back(podLabelValue(ns, kv.key(), kv.value()));
+  }
+  return out;
+}
+
+std::vector<std::string> requiringOf(const json::object& binding) {
+  std::vector<std::string> out;
+  if (const json::array* required = u::findArray(binding, {"spec", "requiredBy"}))
+    for (const auto& r : *required)
+      if (r.is_object())
+        out.push_back(u::stringAt(r.as_object(), {"namespace"}) + "/" +
+                      u::stringAt(r.as_object(), {"name"}));
   return out;
 }
 
@@ -45,7 +94,13 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
 }
 
 FollowerIndex::FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced)
-    : informers_(informers), services_(std::move(services)), synced_(std::move(synced)) {}
+    : informers_(informers), services_(std::move(services)), synced_(std::move(synced)) {
+  informers_.federatedDeployments.addIndex(
+      kNeedsIndex, [](const json::object& fd) { return needsOf(deploymentOf, fd); });
+  informers_.federatedObjects.addIndex(
+      kNeedsIndex, [](const json::object& fo) { return needsOf(templateOf, fo); });
+  informers_.bindings.addIndex(kRequiredByIndex, requiringOf);
+}
 
 std::optional<json::object> FollowerIndex::memberObjectOf(const json::object& binding) const {
   const std::string ns = u::stringAt(binding, {"metadata", "namespace"});
@@ -91,21 +146,43 @@ std::optional<Leader> FollowerIndex::leaderOf(const json::object& binding) const
   const auto object = memberObjectOf(binding);
   if (!object) return std::nullopt;
   const auto services = services_(u::stringAt(binding, {"metadata", "namespace"}));
-  std::vector<const json::object*> pointers;
-  pointers.reserve(services.size());
-  for (const auto& s : services) pointers.push_back(s.get());
-  return dependencies::leaderOf(binding, *object, pointers);
+  return dependencies::leaderOf(binding, *object, pointersTo(services));
 }
 
-std::vector<Leader> FollowerIndex::leadersIn(const std::string& ns) const {
+std::vector<Leader> FollowerIndex::leadersOf(const Dependency& follower) const {
+  // The federated objects that may lead it: those naming it, and for a Service those running
+  // pods with one of its selector's labels (leaderOf checks the whole selector).
+  std::vector<std::string> values = {needValue(follower)};
+  if (follower.apiVersion == "v1" && follower.kind == "Service") {
+    for (const auto& service : services_(follower.ns)) {
+      if (u::stringAt(*service, {"metadata", "name"}) != follower.name) continue;
+      const json::object* selector = u::findObject(*service, {"spec", "selector"});
+      if (selector && !selector->empty())
+        values.push_back(
+            podLabelValue(follower.ns, selector->begin()->key(), selector->begin()->value()));
+      break;
+    }
+  }
+  std::set<std::string> bindingKeys;
+  for (const auto* informer : {&informers_.federatedDeployments, &informers_.federatedObjects})
+    for (const auto& value : values)
+      for (const auto& federated : informer->store().byIndex(kNeedsIndex, value))
+        bindingKeys.insert(kube::objectKey(*federated));
   std::vector<Leader> out;
-  for (const auto& binding : informers_.bindings.store().byIndex(kube::kNamespaceIndex, ns))
-    if (auto leader = leaderOf(*binding)) out.push_back(std::move(*leader));
+  for (const auto& key : bindingKeys) {
+    const auto binding = informers_.bindings.store().get(key);
+    if (!binding) continue;
+    auto leader = leaderOf(*binding);
+    if (!leader) continue;
+    const bool names = std::any_of(leader->needs.begin(), leader->needs.end(),
+                                   [&](const Dependency& d) { return sameObject(d, follower); });
+    if (names) out.push_back(std::move(*leader));
+  }
   return out;
 }
 
 std::vector<api::BindingRequirement> FollowerIndex::requiredBy(const Dependency& follower) const {
-  return requirementsFor(planFollowers(leadersIn(follower.ns)), follower, follower.ns);
+  return requirementsFor(planFollowers(leadersOf(follower)), follower, follower.ns);
 }
 
 std::vector<std::string> FollowerIndex::followerKeysOf(const json::object& binding) const {
@@ -114,20 +191,7 @@ std::vector<std::string> FollowerIndex::followerKeysOf(const json::object& bindi
 }
 
 std::vector<kube::ObjectPtr> FollowerIndex::bindingsRequiring(const json::object& binding) const {
-  std::vector<kube::ObjectPtr> out;
-  const std::string ns = u::stringAt(binding, {"metadata", "namespace"});
-  const std::string name = u::stringAt(binding, {"metadata", "name"});
-  for (const auto& other : informers_.bindings.store().byIndex(kube::kNamespaceIndex, ns)) {
-    const json::array* required = u::findArray(*other, {"spec", "requiredBy"});
-    if (!required) continue;
-    for (const auto& r : *required) {
-      if (r.is_object() && u::stringAt(r.as_object(), {"name"}) == name) {
-        out.push_back(other);
-        break;
-      }
-    }
-  }
-  return out;
+  return informers_.bindings.store().byIndex(kRequiredByIndex, kube::objectKey(binding));
 }
 
 std::vector<std::string> FollowerIndex::followerSourcesOf(const json::object& binding) const {
@@ -155,9 +219,7 @@ std::vector<std::string> FollowerIndex::keysNeededBy(const json::object& object)
   std::vector<std::string> out;
   // leaderOf reads only the binding's name, spec and status: an empty one will do.
   const auto services = services_(u::stringAt(object, {"metadata", "namespace"}));
-  std::vector<const json::object*> pointers;
-  for (const auto& s : services) pointers.push_back(s.get());
-  const auto leader = dependencies::leaderOf(json::object{}, object, pointers);
+  const auto leader = dependencies::leaderOf(json::object{}, object, pointersTo(services));
   if (!leader) return out;
   for (const auto& need : leader->needs) {
     ObjectKey key;
@@ -168,6 +230,16 @@ std::vector<std::string> FollowerIndex::keysNeededBy(const json::object& object)
     out.push_back(key.str());
   }
   return out;
+}
+
+std::vector<std::string> FollowerIndex::keysNeededByDeployment(const json::object& fd) const {
+  const auto object = deploymentOf(fd);
+  return object ? keysNeededBy(*object) : std::vector<std::string>{};
+}
+
+std::vector<std::string> FollowerIndex::keysNeededByObject(const json::object& fo) const {
+  const auto object = templateOf(fo);
+  return object ? keysNeededBy(*object) : std::vector<std::string>{};
 }
 
 }  // namespace flotilla::controllers::dependencies

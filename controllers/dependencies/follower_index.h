@@ -1,7 +1,10 @@
-// The follower plan of a namespace as the host's caches show it (docs/design.md §12): the leaders
-// (bindings whose objects name followers), and for one object the leaders it follows. Nothing is
-// kept between calls: every answer is computed from the informers' caches, so a restarted
-// operator answers the same (the pure parts are leaders.h and followers.h).
+// The follower plan as the host's caches show it (docs/design.md §12): the leaders (bindings whose
+// objects name followers), and for one object the leaders it follows. Nothing is kept between
+// calls but the informers' own indexes: every answer is computed from the caches, so a restarted
+// operator answers the same (the pure parts are leaders.h and followers.h). The indexes make each
+// answer cost what the object's own leaders and followers cost, not its namespace: a follower's
+// leaders are a lookup of what names it (kNeedsIndex), a leader's recorded followers a lookup of
+// spec.requiredBy (kRequiredByIndex).
 #pragma once
 
 #include <array>
@@ -17,11 +20,19 @@
 
 namespace flotilla::controllers::dependencies {
 
+// FollowerIndex adds its indexes to these (kNeedsIndex, kRequiredByIndex).
 struct IndexInformers {
-  const kube::SharedInformer& bindings;
-  const kube::SharedInformer& federatedDeployments;
-  const kube::SharedInformer& federatedObjects;
+  kube::SharedInformer& bindings;
+  kube::SharedInformer& federatedDeployments;
+  kube::SharedInformer& federatedObjects;
 };
+
+// On federated objects: "need:<ObjectKey>" for each object its template names (the interpreter's
+// dependencies), "pod:<ns>/<key>=<value>" for each label of the pods it runs (a Service's selector
+// finds them).
+inline constexpr const char* kNeedsIndex = "flotilla.io/needs";
+// On bindings: "<ns>/<name>" of each leader in spec.requiredBy.
+inline constexpr const char* kRequiredByIndex = "flotilla.io/required-by";
 
 // The Services of a namespace as the host's caches hold them (none when Services are not watched
 // there).
@@ -60,8 +71,8 @@ class FollowerIndex {
   std::optional<boost::json::object> memberObjectOf(const boost::json::object& binding) const;
   // The leader a binding stands for (leaders.h), nullopt when it leads nothing.
   std::optional<Leader> leaderOf(const boost::json::object& binding) const;
-  // Every leader of a namespace.
-  std::vector<Leader> leadersIn(const std::string& ns) const;
+  // The leaders that name `follower` (or, a Service, run pods it selects).
+  std::vector<Leader> leadersOf(const Dependency& follower) const;
   // What `follower`'s binding records in spec.requiredBy (empty: no leader names it).
   std::vector<api::BindingRequirement> requiredBy(const Dependency& follower) const;
   // The ObjectKey texts of what a binding's object needs: for the federate controller's queue.
@@ -76,6 +87,9 @@ class FollowerIndex {
   std::vector<std::string> followerBindingsOf(const boost::json::object& binding) const;
   // The same for a member object (a cached federated object's, below).
   std::vector<std::string> keysNeededBy(const boost::json::object& object) const;
+  // The same for a FederatedDeployment, or a FederatedObject, as cached (its template).
+  std::vector<std::string> keysNeededByDeployment(const boost::json::object& fd) const;
+  std::vector<std::string> keysNeededByObject(const boost::json::object& fo) const;
 
   // The object members receive, from a cached FederatedDeployment (as a Deployment) or
   // FederatedObject; nullopt when it has no template.

@@ -124,4 +124,16 @@ bool setDependenciesReady(api::ResourceBindingStatus& status, const LeaderGate& 
   return changed && gate.reason == "Missing";
 }
 
+bool updateDependenciesReady(api::ResourceBindingStatus& status,
+                             const std::optional<LeaderGate>& gate, int64_t generation,
+                             const std::string& now) {
+  if (!gate) {
+    std::erase_if(status.conditions,
+                  [](const api::Condition& c) { return c.type == kDependenciesReady; });
+    return false;
+  }
+  if (gate->status == "Unknown") return false;
+  return setDependenciesReady(status, *gate, generation, now);
+}
+
 }  // namespace flotilla::controllers::dependencies

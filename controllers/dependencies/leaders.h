@@ -51,5 +51,10 @@ std::set<std::string> clustersInUse(
 inline constexpr const char* kDependenciesReady = "DependenciesReady";
 bool setDependenciesReady(api::ResourceBindingStatus& status, const LeaderGate& gate,
                           int64_t generation, const std::string& now);
+// The same for a sync pass: no gate (the binding leads nothing, or its policy says Ignore)
+// removes a condition left from when it led; an Unknown gate (caches syncing) leaves it as it is.
+bool updateDependenciesReady(api::ResourceBindingStatus& status,
+                             const std::optional<LeaderGate>& gate, int64_t generation,
+                             const std::string& now);
 
 }  // namespace flotilla::controllers::dependencies

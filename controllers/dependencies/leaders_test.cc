@@ -112,5 +112,23 @@ TEST(SetDependenciesReady, AnEventOnlyWhenSomethingTurnsMissing) {
   EXPECT_EQ(status.conditions[0].reason, "AllApplied");
 }
 
+// A sync pass: Unknown (caches syncing) leaves the condition; a binding that no longer leads
+// (its template names nothing now, or its policy says Ignore) loses it.
+TEST(Leaders, ConditionLeftAloneWhileUnknownAndRemovedWhenNoLongerLeading) {
+  api::ResourceBindingStatus status;
+  api::Condition other;
+  other.type = "FullyApplied";
+  status.conditions.push_back(other);
+  LeaderGate missing{{}, "False", "Missing", "ConfigMap shop/env does not exist"};
+  EXPECT_TRUE(updateDependenciesReady(status, missing, 1, "t0"));
+  ASSERT_EQ(status.conditions.size(), 2u);
+  LeaderGate unknown{{}, "Unknown", "", "syncing"};
+  EXPECT_FALSE(updateDependenciesReady(status, unknown, 1, "t1"));
+  EXPECT_EQ(status.conditions[1].reason, "Missing");
+  EXPECT_FALSE(updateDependenciesReady(status, std::nullopt, 2, "t2"));
+  ASSERT_EQ(status.conditions.size(), 1u);
+  EXPECT_EQ(status.conditions[0].type, "FullyApplied");
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::dependencies

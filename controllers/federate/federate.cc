@@ -7,6 +7,7 @@
 #include "controllers/common/finalizers.h"
 #include "controllers/common/managed.h"
 #include "controllers/federate/intent.h"
+#include "interpreter/dependencies.h"
 
 namespace flotilla::controllers::federate {
 namespace {
@@ -14,7 +15,11 @@ namespace {
 constexpr std::string_view kFlotillaPrefix = "flotilla.io/";
 constexpr const char* kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
 
-bool flotillaKey(const std::string& key) { return key.starts_with(kFlotillaPrefix); }
+// flotilla.io/followers stays: it names what the workload needs (docs/design.md §12), read from the
+// template as from any other reference.
+bool flotillaKey(const std::string& key) {
+  return key.starts_with(kFlotillaPrefix) && key != interpreter::kFollowersAnnotation;
+}
 
 bool controlledBy(const api::FederatedDeployment& fd, const std::string& uid) {
   for (const auto& ref : fd.metadata.ownerReferences) {

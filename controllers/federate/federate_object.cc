@@ -34,13 +34,15 @@ bool controlledBy(const api::FederatedObject& fo, const std::string& uid) {
       [&](const api::OwnerReference& r) { return r.controller.value_or(false) && r.uid == uid; });
 }
 
-// Flotilla's own labels and annotations stay on the host: they name host policies.
+// Flotilla's own labels and annotations stay on the host: they name host policies. But
+// flotilla.io/followers, which names what the object needs (docs/design.md §12), read from the
+// template as from any other reference.
 void dropFlotillaKeys(json::object& tmpl) {
   for (const char* field : {"labels", "annotations"}) {
     json::object* m = u::findObject(tmpl, {"metadata", field});
     if (m == nullptr) continue;
     for (auto it = m->begin(); it != m->end();) {
-      if (it->key().starts_with("flotilla.io/"))
+      if (it->key().starts_with("flotilla.io/") && it->key() != interpreter::kFollowersAnnotation)
         it = m->erase(it);
       else
         ++it;

@@ -36,7 +36,8 @@ ObjectDecision decide(const json::object& source, const api::FederatedObject* ex
 const char* kConfigMap = R"({"apiVersion":"v1","kind":"ConfigMap",
   "metadata":{"name":"web","namespace":"shop","uid":"uid-cm","resourceVersion":"7",
     "labels":{"app":"web","flotilla.io/propagation-policy":"app"},
-    "annotations":{"team":"a","flotilla.io/note":"host only"}},
+    "annotations":{"team":"a","flotilla.io/note":"host only",
+      "flotilla.io/followers":"[{\"kind\":\"Secret\",\"name\":\"tls\"}]"}},
   "data":{"k":"v"}})";
 
 TEST(FederateObject, ANamespacedSourceGetsAFederatedObjectNamedAfterItsKind) {
@@ -53,9 +54,11 @@ TEST(FederateObject, ANamespacedSourceGetsAFederatedObjectNamedAfterItsKind) {
   EXPECT_EQ(fo.metadata.ownerReferences[0].uid, "uid-cm");
   EXPECT_EQ(fo.metadata.ownerReferences[0].kind, "ConfigMap");
   EXPECT_EQ(fo.metadata.finalizers, std::vector<std::string>{kCleanupFinalizer});
-  // The template: what members receive, without Flotilla's own keys or server-set metadata.
+  // The template: what members receive, without Flotilla's own keys or server-set metadata, but
+  // the followers it names (read from the template like any other reference).
   EXPECT_EQ(fo.spec.template_, parse(R"({"apiVersion":"v1","kind":"ConfigMap",
-      "metadata":{"name":"web","namespace":"shop","labels":{"app":"web"},"annotations":{"team":"a"}},
+      "metadata":{"name":"web","namespace":"shop","labels":{"app":"web"},"annotations":{"team":"a",
+        "flotilla.io/followers":"[{\"kind\":\"Secret\",\"name\":\"tls\"}]"}},
       "data":{"k":"v"}})"))
       << json::serialize(fo.spec.template_);
   EXPECT_EQ(federatedName("web", "Secret"), "web-secret");

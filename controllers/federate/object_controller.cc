@@ -109,17 +109,10 @@ void FederateObjectController::watchLeaders(kube::Controller& controller,
       dependencies::leaderPlacementChanged());
   controller.watchBoth(
       federatedDeployments,
-      [index](const kube::ObjectPtr& o) {
-        const auto object = dependencies::FollowerIndex::deploymentOf(*o);
-        return object ? index->keysNeededBy(*object) : std::vector<std::string>{};
-      },
+      [index](const kube::ObjectPtr& o) { return index->keysNeededByDeployment(*o); },
       kube::generationChanged());
   controller.watchBoth(
-      federatedObjects,
-      [index](const kube::ObjectPtr& o) {
-        const auto object = dependencies::FollowerIndex::templateOf(*o);
-        return object ? index->keysNeededBy(*object) : std::vector<std::string>{};
-      },
+      federatedObjects, [index](const kube::ObjectPtr& o) { return index->keysNeededByObject(*o); },
       kube::generationChanged());
 }
 

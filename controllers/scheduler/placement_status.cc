@@ -19,9 +19,12 @@ std::optional<api::ResourceBindingStatus> repairedStatus(
   fs::ReplicaMap placed;
   for (const auto& c : rb.spec.clusters) placed[c.name] = c.replicas;
   repaired.placementSummary = fs::placementSummary(placed);
-  // A placement written without its status is as new as now.
+  // A placement written without its status is as new as now. A spec change that left the
+  // placement as the status describes it (a follower's spec.requiredBy: docs/design.md §12) is
+  // not a new placement.
+  const bool samePlacement = rb.status.placementSummary == repaired.placementSummary;
   if (repaired.lastScheduledTime.empty() ||
-      rb.status.schedulerObservedGeneration < rb.metadata.generation) {
+      (rb.status.schedulerObservedGeneration < rb.metadata.generation && !samePlacement)) {
     repaired.lastScheduledTime = api::formatRfc3339(now);
     if (last && !last->type.empty()) repaired.lastScheduleType = last->type;
   }

@@ -42,6 +42,15 @@ TEST(RepairedStatus, OnlyAPlacementItsStatusDoesNotDescribe) {
   EXPECT_EQ(scheduled->status, "True");
   EXPECT_EQ(scheduled->observedGeneration, 4);
 
+  // Another spec field changed (a follower's spec.requiredBy) and the placement is the one the
+  // status describes: observed again, not placed again.
+  auto requiredByChanged = placed(5, 4, "True");
+  requiredByChanged.status.placementSummary = "member1=2 member2=1";
+  const auto observed = repairedStatus(requiredByChanged, last, kNow);
+  ASSERT_TRUE(observed);
+  EXPECT_EQ(observed->schedulerObservedGeneration, 5);
+  EXPECT_EQ(observed->lastScheduledTime, api::formatRfc3339(kNow - minutes(5)));
+
   // Only the condition was lost (same generation): the time the placement was written stands.
   const auto condition = repairedStatus(placed(3, 3, "False"), last, kNow);
   ASSERT_TRUE(condition);

@@ -109,7 +109,7 @@ void SchedulerController::watch() {
     bindings.onUpdate = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
       auto a = fromObject<api::ResourceBinding>(before);
       auto b = fromObject<api::ResourceBinding>(after);
-      if (a && b && schedulingInputsChanged(*a, *b))
+      if (a && b && (schedulingInputsChanged(*a, *b) || observedGenerationLeftBehind(*a, *b)))
         queue_.add(kube::objectKey(*after), b->spec.priority);
     };
     bindings.onDelete = [this](const kube::ObjectPtr& o, bool) {

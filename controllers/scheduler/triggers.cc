@@ -29,6 +29,14 @@ bool schedulingInputsChanged(const api::ResourceBinding& before,
   return fs::recordFor(before) != fs::recordFor(after);
 }
 
+bool observedGenerationLeftBehind(const api::ResourceBinding& before,
+                                  const api::ResourceBinding& after) {
+  if (after.metadata.deletionTimestamp || after.spec.policy.name.empty()) return false;
+  return before.metadata.generation != after.metadata.generation &&
+         before.spec.clusters == after.spec.clusters &&
+         after.status.schedulerObservedGeneration < after.metadata.generation;
+}
+
 bool clusterChangeMatters(const api::FederatedCluster& before, const api::FederatedCluster& after) {
   if (before.metadata.labels != after.metadata.labels) return true;
   if (before.spec.taints != after.spec.taints) return true;

@@ -13,6 +13,12 @@ namespace flotilla::controllers::scheduler {
 // annotation writes and label edits do not.
 bool schedulingInputsChanged(const api::ResourceBinding& before, const api::ResourceBinding& after);
 
+// A spec change the scheduler does not schedule on (a follower's spec.requiredBy) left a placed
+// binding's schedulerObservedGeneration behind: the scheduler observes it again, else the sync
+// controller would take the placement for one not written yet and never remove anything.
+bool observedGenerationLeftBehind(const api::ResourceBinding& before,
+                                  const api::ResourceBinding& after);
+
 // A cluster change that can make an unschedulable binding schedulable: labels, taints, topology
 // fields, readiness, API enablements or resources changed.
 bool clusterChangeMatters(const api::FederatedCluster& before, const api::FederatedCluster& after);

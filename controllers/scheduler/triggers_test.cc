@@ -67,6 +67,26 @@ TEST(SchedulingInputsChanged, TableOfUpdates) {
   }
 }
 
+// A follower that a policy selects too (docs/design.md §12): its spec.requiredBy changes as its
+// workloads move; the scheduler must observe the new generation or nothing is ever removed.
+TEST(ObservedGenerationLeftBehind, OnlyASpecChangeThatKeptThePlacement) {
+  auto base = scheduled(binding());
+  base.status.schedulerObservedGeneration = 1;
+  auto requiredBy = base;
+  requiredBy.metadata.generation = 2;
+  requiredBy.spec.requiredBy = {{.namespace_ = "demo", .name = "api", .clusters = {"member1"}}};
+  EXPECT_TRUE(observedGenerationLeftBehind(base, requiredBy));
+  auto observed = requiredBy;
+  observed.status.schedulerObservedGeneration = 2;
+  EXPECT_FALSE(observedGenerationLeftBehind(requiredBy, observed)) << "status write";
+  auto placedAgain = requiredBy;
+  placedAgain.spec.clusters = {{"member3", 6}};
+  EXPECT_FALSE(observedGenerationLeftBehind(base, placedAgain)) << "the scheduler's own write";
+  auto noPolicy = requiredBy;
+  noPolicy.spec.policy = {};
+  EXPECT_FALSE(observedGenerationLeftBehind(base, noPolicy)) << "a follower only: never scheduled";
+}
+
 api::FederatedCluster cluster(const std::string& ready) {
   api::FederatedCluster c;
   c.metadata.name = "member1";

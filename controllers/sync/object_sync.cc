@@ -437,20 +437,20 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   std::vector<ClusterOutcome> outcomes;
   for (const auto& s : states) outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
   bool missing = false;
-  auto written = writeStatus(
-      host_, executor_, bindingResource, *rbObject, [&](json::object& object) -> api::Result<bool> {
-        auto current = fromObject<api::ResourceBinding>(object);
-        if (!current) return current.error();
-        if (current->metadata.generation != rb->metadata.generation) return false;
-        auto next = syncStatus(*current, outcomes, nowText, "");
-        missing =
-            gate && gate->status != "Unknown" &&
-            dependencies::setDependenciesReady(next, *gate, current->metadata.generation, nowText);
-        const json::value status = api::encode(next);
-        if (sameStatus(object, status)) return false;
-        object["status"] = status;
-        return true;
-      });
+  auto written = writeStatus(host_, executor_, bindingResource, *rbObject,
+                             [&](json::object& object) -> api::Result<bool> {
+                               auto current = fromObject<api::ResourceBinding>(object);
+                               if (!current) return current.error();
+                               if (current->metadata.generation != rb->metadata.generation)
+                                 return false;
+                               auto next = syncStatus(*current, outcomes, nowText, "");
+                               missing = dependencies::updateDependenciesReady(
+                                   next, gate, current->metadata.generation, nowText);
+                               const json::value status = api::encode(next);
+                               if (sameStatus(object, status)) return false;
+                               object["status"] = status;
+                               return true;
+                             });
   if (!written) return retryOnConflict(written.error());
   if (missing) events_.event(involved(*rb), "Warning", "DependencyMissing", gate->message);
   // The federated object's status.

@@ -552,9 +552,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                                if (current->metadata.generation != rb->metadata.generation)
                                  return false;
                                auto next = syncStatus(*current, outcomes, nowText, moving);
-                               missing = gate && gate->status != "Unknown" &&
-                                         dependencies::setDependenciesReady(
-                                             next, *gate, current->metadata.generation, nowText);
+                               missing = dependencies::updateDependenciesReady(
+                                   next, gate, current->metadata.generation, nowText);
                                const json::value status = api::encode(next);
                                if (sameStatus(object, status)) return false;
                                object["status"] = status;

@@ -16,11 +16,13 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
 
   std::vector<api::AggregatedStatusItem> items;
   std::string problems;
+  bool onlyWaiting = true;  // every problem is a cluster waiting (PendingCreate), none failed
   bool anyTarget = false;
   for (const auto& o : outcomes) {
     anyTarget = anyTarget || o.target;
     const bool ok = o.propagation == propagation::kOK;
     if (!ok) {
+      onlyWaiting = onlyWaiting && o.propagation == propagation::kPendingCreate;
       if (!problems.empty()) problems += "; ";
       problems += o.cluster + ": " + o.propagation + (o.message.empty() ? "" : ": " + o.message);
     }
@@ -47,7 +49,8 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
                         "the current template and replicas are applied on every target cluster",
                         generation, now);
     } else {
-      api::setCondition(status.conditions, "FullyApplied", "False", "FullyAppliedFailed", problems,
+      api::setCondition(status.conditions, "FullyApplied", "False",
+                        onlyWaiting ? kFullyAppliedPending : "FullyAppliedFailed", problems,
                         generation, now);
     }
   }

@@ -42,7 +42,10 @@ struct ClusterOutcome {
 // Propagation: message" part per problem. Nothing is said while the binding has no targets.
 // When everything applied but a make-before-break move still holds replicas on clusters losing
 // them (`moving`: describeHeld), FullyApplied is False/MoveInProgress, "moving replicas: <moving>".
+// When every problem is a cluster still waiting (PendingCreate: its dependencies, a CRD not
+// established yet) and none failed, the reason is Pending: nothing is wrong yet.
 inline constexpr const char* kMoveInProgress = "MoveInProgress";
+inline constexpr const char* kFullyAppliedPending = "Pending";
 api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
                                       const std::vector<ClusterOutcome>& outcomes,
                                       const std::string& now, const std::string& moving = "");

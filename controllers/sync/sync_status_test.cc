@@ -40,6 +40,29 @@ TEST(SyncStatus, AllAppliedIsFullyApplied) {
   EXPECT_EQ(s.aggregatedStatus[1].propagation, "OK");
 }
 
+// A cluster waiting for the workload's dependencies is not a failure (docs/design.md §12); one
+// failure among waiting clusters is.
+TEST(SyncStatus, WaitingClustersArePendingNotFailed) {
+  auto waiting = syncStatus(binding(),
+                            {{"member1", propagation::kOK, "", true},
+                             {"member2", propagation::kPendingCreate,
+                              "waiting for its dependencies: ConfigMap env", true}},
+                            kT0);
+  const auto* c = api::findCondition(waiting.conditions, "FullyApplied");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, "False");
+  EXPECT_EQ(c->reason, "Pending");
+  EXPECT_EQ(c->message, "member2: PendingCreate: waiting for its dependencies: ConfigMap env");
+  auto failed = syncStatus(binding(),
+                           {{"member1", propagation::kCreationFailed, "forbidden", true},
+                            {"member2", propagation::kPendingCreate,
+                             "waiting for its dependencies: ConfigMap env", true}},
+                           kT0);
+  c = api::findCondition(failed.conditions, "FullyApplied");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->reason, "FullyAppliedFailed");
+}
+
 TEST(SyncStatus, FailuresArePerClusterAndNamed) {
   const auto s = syncStatus(
       binding(),

@@ -1,0 +1,141 @@
+// FollowerIndex against a real API server's caches (flotilla-sim by default): a follower's leaders
+// come from what names it (the needs index) and, for a Service, from the pods it selects; the
+// answers follow the caches as federated objects and bindings change (docs/design.md §12).
+#include "controllers/dependencies/follower_index.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "controllers/common/typed.h"
+#include "controllers/testing/reconciler_env.h"
+
+namespace flotilla::controllers::dependencies {
+namespace {
+
+namespace json = boost::json;
+namespace res = resources;
+
+// A FederatedDeployment "NAME" whose pods carry app=NAME and read ConfigMap `configMap`.
+std::string federatedDeployment(const std::string& name, const std::string& configMap) {
+  return R"({"apiVersion": "flotilla.io/v1alpha1", "kind": "FederatedDeployment",
+    "metadata": {"name": ")" +
+         name + R"("}, "spec": {"template": {"metadata": {"labels": {"app": ")" + name +
+         R"("}}, "spec": {"replicas": 2, "selector": {"matchLabels": {"app": ")" + name +
+         R"("}}, "template": {"metadata": {"labels": {"app": ")" + name +
+         R"(", "tier": "front"}}, "spec": {"containers": [{"name": "c", "image": "nginx",
+          "envFrom": [{"configMapRef": {"name": ")" +
+         configMap + R"("}}]}]}}}}}})";
+}
+
+// The binding of FederatedDeployment NAME, placed on `cluster`.
+std::string binding(const std::string& name, const std::string& cluster) {
+  return R"({"apiVersion": "flotilla.io/v1alpha1", "kind": "ResourceBinding",
+    "metadata": {"name": ")" +
+         name + R"("}, "spec": {"resource": {"apiVersion": "flotilla.io/v1alpha1",
+      "kind": "FederatedDeployment", "name": ")" +
+         name + R"("}, "replicas": 2, "clusters": [{"name": ")" + cluster +
+         R"(", "replicas": 2}]}})";
+}
+
+class FollowerIndexTest : public testing::ReconcilerTest {
+ protected:
+  void SetUp() override {
+    ReconcilerTest::SetUp();
+    fds = &informer(res::kFederatedDeployments);
+    fos = &informer(res::kFederatedObjects);
+    rbs = &informer(res::kResourceBindings);
+  }
+  kube::ObjectPtr service(const std::string& name, const std::string& selectorJson) {
+    auto o = testing::parseObject(R"({"apiVersion": "v1", "kind": "Service",
+      "metadata": {"name": ")" + name +
+                                  R"("}, "spec": {"selector": )" + selectorJson + "}}");
+    o["metadata"].as_object()["namespace"] = ns;
+    return std::make_shared<const json::object>(std::move(o));
+  }
+  Dependency dep(const char* kind, const char* name) { return {"v1", kind, ns, name, false}; }
+  std::vector<std::string> leaderNames(const FollowerIndex& index, const Dependency& d) {
+    std::vector<std::string> out;
+    for (const auto& leader : index.leadersOf(d)) out.push_back(leader.key);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  kube::SharedInformer *fds, *fos, *rbs;
+  std::vector<kube::ObjectPtr> services;
+};
+
+TEST_F(FollowerIndexTest, AFollowersLeadersAreWhatNamesItOrSelectsItsPods) {
+  FollowerIndex index({*rbs, *fds, *fos}, [this](const std::string&) { return services; });
+  services = {service("web", R"({"app": "web"})"),
+              service("narrow", R"({"app": "web", "x": "y"})")};
+  create(res::kFederatedDeployments, federatedDeployment("web", "env"));
+  create(res::kFederatedDeployments, federatedDeployment("api", "api-env"));
+  create(res::kResourceBindings, binding("web", "member1"));
+  create(res::kResourceBindings, binding("api", "member2"));
+  for (const char* name : {"web", "api"}) {
+    caughtUp(*fds, name);
+    caughtUp(*rbs, name);
+  }
+
+  EXPECT_EQ(leaderNames(index, dep("ConfigMap", "env")), std::vector<std::string>{"web"});
+  EXPECT_EQ(leaderNames(index, dep("ConfigMap", "api-env")), std::vector<std::string>{"api"});
+  EXPECT_TRUE(leaderNames(index, dep("ConfigMap", "other")).empty());
+  EXPECT_EQ(leaderNames(index, dep("Service", "web")), std::vector<std::string>{"web"});
+  EXPECT_TRUE(leaderNames(index, dep("Service", "narrow")).empty())
+      << "its selector wants a label the pods do not carry";
+  const auto required = index.requiredBy(dep("ConfigMap", "env"));
+  ASSERT_EQ(required.size(), 1u);
+  EXPECT_EQ(required[0].name, "web");
+  EXPECT_EQ(required[0].clusters, std::vector<std::string>{"member1"});
+
+  // web now reads api-env too (a template edit): both lead it; env follows nobody.
+  auto fd = get(res::kFederatedDeployments, "web");
+  fd["spec"]
+      .as_object()["template"]
+      .as_object()["spec"]
+      .as_object()["template"]
+      .as_object()["spec"]
+      .as_object()["containers"]
+      .as_array()[0]
+      .as_object()["envFrom"] = json::parse(R"([{"configMapRef": {"name": "api-env"}}])");
+  ASSERT_TRUE(io.run(client->update(res::kFederatedDeployments, fd)));
+  caughtUp(*fds, "web");
+  EXPECT_EQ(leaderNames(index, dep("ConfigMap", "api-env")),
+            (std::vector<std::string>{"api", "web"}));
+  EXPECT_TRUE(leaderNames(index, dep("ConfigMap", "env")).empty());
+  EXPECT_TRUE(index.requiredBy(dep("ConfigMap", "env")).empty());
+}
+
+TEST_F(FollowerIndexTest, BindingsRequiringALeaderAreALookupOfTheirRequiredBy) {
+  FollowerIndex index({*rbs, *fds, *fos},
+                      [](const std::string&) { return std::vector<kube::ObjectPtr>{}; });
+  create(res::kFederatedDeployments, federatedDeployment("web", "env"));
+  create(res::kResourceBindings, binding("web", "member1"));
+  auto follower = testing::parseObject(binding("env-configmap", "member1"));
+  follower["spec"].as_object().erase("clusters");
+  follower["spec"].as_object()["requiredBy"] =
+      json::parse(R"([{"namespace": ")" + ns + R"(", "name": "web", "clusters": ["member1"]}])");
+  create(*client, res::kResourceBindings, follower);
+  caughtUp(*rbs, "web");
+  caughtUp(*rbs, "env-configmap");
+
+  const auto leader = rbs->store().get(ns + "/web");
+  ASSERT_TRUE(leader);
+  const auto requiring = index.bindingsRequiring(*leader);
+  ASSERT_EQ(requiring.size(), 1u);
+  EXPECT_EQ(kube::objectKey(*requiring[0]), ns + "/env-configmap");
+  EXPECT_EQ(index.followerBindingsOf(*leader),
+            (std::vector<std::string>{ns + "/env-configmap", ns + "/env-configmap"}))
+      << "named by the template, and recorded in requiredBy";
+
+  // No longer required: the lookup follows the cache.
+  auto current = get(res::kResourceBindings, "env-configmap");
+  current["spec"].as_object().erase("requiredBy");
+  ASSERT_TRUE(io.run(client->update(res::kResourceBindings, current)));
+  caughtUp(*rbs, "env-configmap");
+  EXPECT_TRUE(index.bindingsRequiring(*leader).empty());
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::dependencies
