@@ -292,13 +292,20 @@ int main(int argc, char** argv) {
         }
       });
   // What workloads use follows them (docs/design.md §12): worked out from the caches on demand.
+  sources.addIndex({"v1", "Service"}, ctl::dependencies::kSelectorIndex,
+                   ctl::dependencies::selectorIndexValues);
   ctl::dependencies::FollowerIndex followers(
       {*bindings, *federated, *federatedObjects},
-      [&sources](const std::string& ns) {
-        auto informer = sources.get({"v1", "Service"}, ns);
-        return informer ? informer->store().byIndex(kube::kNamespaceIndex, ns)
-                        : std::vector<kube::ObjectPtr>{};
-      },
+      {.named = [&sources](const std::string& ns, const std::string& name) -> kube::ObjectPtr {
+         auto informer = sources.get({"v1", "Service"}, ns);
+         return informer ? informer->store().get(ns + "/" + name) : nullptr;
+       },
+       .selecting =
+           [&sources](const std::string& ns, const std::string& value) {
+             auto informer = sources.get({"v1", "Service"}, ns);
+             return informer ? informer->store().byIndex(ctl::dependencies::kSelectorIndex, value)
+                             : std::vector<kube::ObjectPtr>{};
+           }},
       [&sources](const std::string& ns) {
         // (A kind not watched in `ns` has no followers there: no policy that follows selects.)
         if (!sources.configured()) return false;

@@ -208,9 +208,8 @@ TEST_F(BindingReconcilerTest, AFollowerIsBoundToItsLeadersClustersAndFollowsThem
       .as_object()["envFrom"] = json::parse(R"([{"configMapRef": {"name": "env"}}])");
   create(*client, res::kFederatedDeployments, fd);
   caughtUp(*fds, "web");
-  dependencies::FollowerIndex index(
-      {*rbs, *fds, *fos}, [](const std::string&) { return std::vector<kube::ObjectPtr>{}; },
-      [](const std::string&) { return true; });
+  dependencies::FollowerIndex index({*rbs, *fds, *fos}, {},
+                                    [](const std::string&) { return true; });
   auto with = [&](kube::RestClient& c) {
     return std::make_unique<BindingController>(
         c, io.io().get_executor(),

@@ -39,9 +39,7 @@ std::string needValue(const Dependency& d) {
 }
 
 std::string podLabelValue(const std::string& ns, std::string_view key, const json::value& value) {
-  std::string out = "pod:" + ns + "/" + std::string(key) + "=";
-  if (value.is_string()) out += value.get_string();
-  return out;
+  return "pod:" + selectorValue(ns, key, value);
 }
 
 // kNeedsIndex of a cached FederatedDeployment or FederatedObject (`memberObject` turns it into
@@ -74,6 +72,20 @@ std::vector<std::string> requiringOf(const json::object& binding) {
 
 }  // namespace
 
+std::string selectorValue(const std::string& ns, std::string_view key, const json::value& value) {
+  std::string out = ns + "/" + std::string(key) + "=";
+  if (value.is_string()) out += value.get_string();
+  return out;
+}
+
+std::vector<std::string> selectorIndexValues(const json::object& service) {
+  std::vector<std::string> out;
+  const std::string ns = u::stringAt(service, {"metadata", "namespace"});
+  if (const json::object* selector = u::findObject(service, {"spec", "selector"}))
+    for (const auto& kv : *selector) out.push_back(selectorValue(ns, kv.key(), kv.value()));
+  return out;
+}
+
 kube::Predicate leaderPlacementChanged() {
   return kube::Predicate{nullptr,
                          [](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
@@ -93,7 +105,7 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
   return out;
 }
 
-FollowerIndex::FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced)
+FollowerIndex::FollowerIndex(IndexInformers informers, ServiceLookup services, SourcesSynced synced)
     : informers_(informers), services_(std::move(services)), synced_(std::move(synced)) {
   informers_.federatedDeployments.addIndex(
       kNeedsIndex, [](const json::object& fd) { return needsOf(deploymentOf, fd); });
@@ -142,25 +154,39 @@ std::optional<json::object> FollowerIndex::templateOf(const json::object& fo) {
   return *tmpl;
 }
 
+std::optional<Leader> FollowerIndex::leaderFor(const json::object& binding,
+                                               const json::object& object) const {
+  std::vector<kube::ObjectPtr> services;
+  const auto interpreter = interpreter::Registry::builtIn().of(u::stringAt(object, {"apiVersion"}),
+                                                               u::stringAt(object, {"kind"}));
+  const json::object* labels = interpreter.podLabels(object);
+  if (labels && services_.selecting) {
+    const std::string ns = u::stringAt(object, {"metadata", "namespace"});
+    for (const auto& kv : *labels)
+      for (auto& service : services_.selecting(ns, selectorValue(ns, kv.key(), kv.value())))
+        services.push_back(std::move(service));
+    std::sort(services.begin(), services.end());
+    services.erase(std::unique(services.begin(), services.end()), services.end());
+  }
+  return dependencies::leaderOf(binding, object, pointersTo(services));
+}
+
 std::optional<Leader> FollowerIndex::leaderOf(const json::object& binding) const {
   const auto object = memberObjectOf(binding);
   if (!object) return std::nullopt;
-  const auto services = services_(u::stringAt(binding, {"metadata", "namespace"}));
-  return dependencies::leaderOf(binding, *object, pointersTo(services));
+  return leaderFor(binding, *object);
 }
 
 std::vector<Leader> FollowerIndex::leadersOf(const Dependency& follower) const {
   // The federated objects that may lead it: those naming it, and for a Service those running
   // pods with one of its selector's labels (leaderOf checks the whole selector).
   std::vector<std::string> values = {needValue(follower)};
-  if (follower.apiVersion == "v1" && follower.kind == "Service") {
-    for (const auto& service : services_(follower.ns)) {
-      if (u::stringAt(*service, {"metadata", "name"}) != follower.name) continue;
+  if (follower.apiVersion == "v1" && follower.kind == "Service" && services_.named) {
+    if (const auto service = services_.named(follower.ns, follower.name)) {
       const json::object* selector = u::findObject(*service, {"spec", "selector"});
       if (selector && !selector->empty())
         values.push_back(
             podLabelValue(follower.ns, selector->begin()->key(), selector->begin()->value()));
-      break;
     }
   }
   std::set<std::string> bindingKeys;
@@ -218,8 +244,7 @@ std::vector<std::string> FollowerIndex::followerBindingsOf(const json::object& b
 std::vector<std::string> FollowerIndex::keysNeededBy(const json::object& object) const {
   std::vector<std::string> out;
   // leaderOf reads only the binding's name, spec and status: an empty one will do.
-  const auto services = services_(u::stringAt(object, {"metadata", "namespace"}));
-  const auto leader = dependencies::leaderOf(json::object{}, object, pointersTo(services));
+  const auto leader = leaderFor(json::object{}, object);
   if (!leader) return out;
   for (const auto& need : leader->needs) {
     ObjectKey key;

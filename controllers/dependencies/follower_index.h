@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controllers/common/object_key.h"
@@ -34,9 +35,20 @@ inline constexpr const char* kNeedsIndex = "flotilla.io/needs";
 // On bindings: "<ns>/<name>" of each leader in spec.requiredBy.
 inline constexpr const char* kRequiredByIndex = "flotilla.io/required-by";
 
-// The Services of a namespace as the host's caches hold them (none when Services are not watched
-// there).
-using ServicesIn = std::function<std::vector<kube::ObjectPtr>(const std::string& ns)>;
+// The host's Services as its caches hold them (none where Services are not watched).
+struct ServiceLookup {
+  // Service `name` of namespace `ns`; null when it is not cached.
+  std::function<kube::ObjectPtr(const std::string& ns, const std::string& name)> named;
+  // The Services whose selector has a label, by its kSelectorIndex value.
+  std::function<std::vector<kube::ObjectPtr>(const std::string& ns, const std::string& value)>
+      selecting;
+};
+// On the Service informers: "<ns>/<key>=<value>" for each label of spec.selector.
+inline constexpr const char* kSelectorIndex = "flotilla.io/selector";
+std::vector<std::string> selectorIndexValues(const boost::json::object& service);
+// The kSelectorIndex value of one label.
+std::string selectorValue(const std::string& ns, std::string_view key,
+                          const boost::json::value& value);
 // Whether the caches of every follower kind in a namespace have synced: until then what follows
 // whom is not known (a restarting operator must not take a Service it has not listed yet for one
 // that is gone).
@@ -61,7 +73,7 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
 
 class FollowerIndex {
  public:
-  FollowerIndex(IndexInformers informers, ServicesIn services, SourcesSynced synced = nullptr);
+  FollowerIndex(IndexInformers informers, ServiceLookup services, SourcesSynced synced = nullptr);
 
   // Whether the answers for namespace `ns` are complete (SourcesSynced).
   bool ready(const std::string& ns) const { return !synced_ || synced_(ns); }
@@ -97,8 +109,13 @@ class FollowerIndex {
   static std::optional<boost::json::object> templateOf(const boost::json::object& fo);
 
  private:
+  // The leader `object` (what a binding's members receive) stands for: its needs include the
+  // cached Services selecting its pods (candidates by kSelectorIndex, each checked whole).
+  std::optional<Leader> leaderFor(const boost::json::object& binding,
+                                  const boost::json::object& object) const;
+
   IndexInformers informers_;
-  ServicesIn services_;
+  ServiceLookup services_;
   SourcesSynced synced_;
 };
 

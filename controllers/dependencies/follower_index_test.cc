@@ -62,13 +62,24 @@ class FollowerIndexTest : public testing::ReconcilerTest {
   }
 
   kube::SharedInformer *fds, *fos, *rbs;
-  std::vector<kube::ObjectPtr> services;
 };
 
 TEST_F(FollowerIndexTest, AFollowersLeadersAreWhatNamesItOrSelectsItsPods) {
-  FollowerIndex index({*rbs, *fds, *fos}, [this](const std::string&) { return services; });
-  services = {service("web", R"({"app": "web"})"),
-              service("narrow", R"({"app": "web", "x": "y"})")};
+  // The Services as SourceInformers' caches hold them, indexed by their selectors.
+  kube::Indexer serviceCache;
+  serviceCache.addIndex(kSelectorIndex, selectorIndexValues);
+  FollowerIndex index({*rbs, *fds, *fos}, {.named =
+                                               [&](const std::string& n, const std::string& name) {
+                                                 return serviceCache.get(n + "/" + name);
+                                               },
+                                           .selecting =
+                                               [&](const std::string&, const std::string& value) {
+                                                 return serviceCache.byIndex(kSelectorIndex, value);
+                                               }});
+  for (const auto& s :
+       {service("web", R"({"app": "web"})"), service("narrow", R"({"app": "web", "x": "y"})"),
+        service("front", R"({"tier": "front"})"), service("none", R"({})")})
+    serviceCache.upsert(s);
   create(res::kFederatedDeployments, federatedDeployment("web", "env"));
   create(res::kFederatedDeployments, federatedDeployment("api", "api-env"));
   create(res::kResourceBindings, binding("web", "member1"));
@@ -84,6 +95,12 @@ TEST_F(FollowerIndexTest, AFollowersLeadersAreWhatNamesItOrSelectsItsPods) {
   EXPECT_EQ(leaderNames(index, dep("Service", "web")), std::vector<std::string>{"web"});
   EXPECT_TRUE(leaderNames(index, dep("Service", "narrow")).empty())
       << "its selector wants a label the pods do not carry";
+  EXPECT_EQ(leaderNames(index, dep("Service", "front")), (std::vector<std::string>{"api", "web"}));
+  EXPECT_TRUE(leaderNames(index, dep("Service", "none")).empty()) << "selects nothing";
+  // What web's binding needs: its ConfigMap and the Services selecting its pods.
+  EXPECT_EQ(index.followerKeysOf(*rbs->store().get(ns + "/web")),
+            (std::vector<std::string>{"ConfigMap/v1:" + ns + "/env", "Service/v1:" + ns + "/front",
+                                      "Service/v1:" + ns + "/web"}));
   const auto required = index.requiredBy(dep("ConfigMap", "env"));
   ASSERT_EQ(required.size(), 1u);
   EXPECT_EQ(required[0].name, "web");
@@ -108,8 +125,7 @@ TEST_F(FollowerIndexTest, AFollowersLeadersAreWhatNamesItOrSelectsItsPods) {
 }
 
 TEST_F(FollowerIndexTest, BindingsRequiringALeaderAreALookupOfTheirRequiredBy) {
-  FollowerIndex index({*rbs, *fds, *fos},
-                      [](const std::string&) { return std::vector<kube::ObjectPtr>{}; });
+  FollowerIndex index({*rbs, *fds, *fos}, {});
   create(res::kFederatedDeployments, federatedDeployment("web", "env"));
   create(res::kResourceBindings, binding("web", "member1"));
   auto follower = testing::parseObject(binding("env-configmap", "member1"));

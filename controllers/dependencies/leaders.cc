@@ -92,20 +92,15 @@ std::vector<api::TargetCluster> targetsOf(const api::ResourceBinding& rb) {
   return out;
 }
 
-std::set<std::string> clustersInUse(
-    const std::vector<std::shared_ptr<const json::object>>& bindings) {
-  std::set<std::string> out;
-  for (const auto& binding : bindings) {
-    if (!binding) continue;
-    out.merge(namesAt(*binding, {"spec", "clusters"}, "name"));
-    out.merge(namesAt(*binding, {"status", "aggregatedStatus"}, "clusterName"));
-    if (const json::array* required = u::findArray(*binding, {"spec", "requiredBy"})) {
-      for (const auto& r : *required) {
-        if (!r.is_object()) continue;
-        if (const json::array* clusters = u::findArray(r.as_object(), {"clusters"}))
-          for (const auto& c : *clusters)
-            if (c.is_string()) out.insert(std::string(c.get_string()));
-      }
+std::set<std::string> clustersInUse(const json::object& binding) {
+  std::set<std::string> out = namesAt(binding, {"spec", "clusters"}, "name");
+  out.merge(namesAt(binding, {"status", "aggregatedStatus"}, "clusterName"));
+  if (const json::array* required = u::findArray(binding, {"spec", "requiredBy"})) {
+    for (const auto& r : *required) {
+      if (!r.is_object()) continue;
+      if (const json::array* clusters = u::findArray(r.as_object(), {"clusters"}))
+        for (const auto& c : *clusters)
+          if (c.is_string()) out.insert(std::string(c.get_string()));
     }
   }
   return out;

@@ -40,11 +40,9 @@ std::vector<api::BindingRequirement> requirementsFor(const std::vector<FollowerP
 // not among them (a follower Duplicated there: 0 replicas).
 std::vector<api::TargetCluster> targetsOf(const api::ResourceBinding& rb);
 
-// The clusters where some binding of `bindings` (one namespace's, as the host stores them) places
-// its object or may still have a copy (spec.clusters, spec.requiredBy, status.aggregatedStatus):
-// the namespace stays on those members.
-std::set<std::string> clustersInUse(
-    const std::vector<std::shared_ptr<const boost::json::object>>& bindings);
+// The clusters where a binding (as the host stores it) places its object or may still have a copy
+// (spec.clusters, spec.requiredBy, status.aggregatedStatus): its namespace stays on those members.
+std::set<std::string> clustersInUse(const boost::json::object& binding);
 
 // The leader's DependenciesReady condition from its gate. Only a binding that leads carries it;
 // returns whether it turned to (or changed within) Missing: a Warning Event then says why.

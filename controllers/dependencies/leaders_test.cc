@@ -83,13 +83,11 @@ TEST(TargetsOf, TheSchedulersClustersThenTheLeadersOthers) {
 }
 
 TEST(ClustersInUse, PlacementsRequirementsAndCopiesStillThere) {
-  auto ptr = [](const char* text) { return std::make_shared<const json::object>(parse(text)); };
-  const auto used =
-      clustersInUse({ptr(R"({"spec": {"clusters": [{"name": "c1"}]}})"),
-                     ptr(R"({"spec": {"requiredBy": [{"name": "web", "clusters": ["c2"]}]}})"),
-                     ptr(R"({"status": {"aggregatedStatus": [{"clusterName": "c3"}]}})"), nullptr});
-  EXPECT_EQ(used, (std::set<std::string>{"c1", "c2", "c3"}));
-  EXPECT_TRUE(clustersInUse({}).empty());
+  EXPECT_EQ(clustersInUse(parse(R"({"spec": {"clusters": [{"name": "c1"}],
+      "requiredBy": [{"name": "web", "clusters": ["c2", "c1"]}]},
+      "status": {"aggregatedStatus": [{"clusterName": "c3"}]}})")),
+            (std::set<std::string>{"c1", "c2", "c3"}));
+  EXPECT_TRUE(clustersInUse(json::object{}).empty());
 }
 
 TEST(SetDependenciesReady, AnEventOnlyWhenSomethingTurnsMissing) {

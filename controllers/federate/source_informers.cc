@@ -26,6 +26,11 @@ std::string describe(const KindKey& kind, const std::string& ns) {
 
 }  // namespace
 
+void SourceInformers::addIndex(const KindKey& kind, const std::string& name, kube::IndexFunc func) {
+  std::lock_guard lock(mutex_);
+  indexes_.emplace(kind, std::make_pair(name, std::move(func)));
+}
+
 SourceInformers::SyncResult SourceInformers::sync(const std::map<KindKey, SourceScope>& wanted) {
   SyncResult out;
   // The informers wanted: discovery tells a namespaced kind from a cluster-scoped one.
@@ -61,6 +66,11 @@ SourceInformers::SyncResult SourceInformers::sync(const std::map<KindKey, Source
     auto options = options_;
     options.ns = ns;
     auto informer = std::make_shared<kube::SharedInformer>(host_, resource, options);
+    {
+      std::lock_guard lock(mutex_);
+      for (auto [it, end] = indexes_.equal_range(kind); it != end; ++it)
+        informer->addIndex(it->second.first, it->second.second);
+    }
     // List items come without apiVersion and kind: keys are made from the informer's kind.
     auto keyOf = [kind](const kube::ObjectPtr& o) {
       ObjectKey key = ObjectKey::of(*o);

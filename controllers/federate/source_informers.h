@@ -44,6 +44,9 @@ class SourceInformers {
   // worker thread, never from the I/O thread. A kind whose discovery fails keeps the informers it
   // has.
   SyncResult sync(const std::map<KindKey, SourceScope>& wanted);
+  // Every informer of `kind` started from now on keeps index `name` (before the first sync: one
+  // already running does not get it).
+  void addIndex(const KindKey& kind, const std::string& name, kube::IndexFunc func);
   // The informer that holds the objects of a kind in namespace `ns` ("" for a cluster-scoped
   // object), if one runs.
   std::shared_ptr<const kube::SharedInformer> get(const KindKey& kind, const std::string& ns) const;
@@ -62,6 +65,7 @@ class SourceInformers {
   std::function<void(const std::string&)> onEvent_;
   kube::InformerOptions options_;
   mutable std::mutex mutex_;
+  std::multimap<KindKey, std::pair<std::string, kube::IndexFunc>> indexes_;
   // (kind, namespace): "" is every namespace, or a cluster-scoped kind.
   using SourceId = std::pair<KindKey, std::string>;
   std::map<SourceId, std::shared_ptr<kube::SharedInformer>> informers_;

@@ -64,9 +64,16 @@ Contents contentsOf(MemberConnection& member, const std::string& ns) {
 
 }  // namespace
 
-NamespaceController::NamespaceController(const kube::SharedInformer& bindings,
-                                         MemberRegistry& members)
-    : bindings_(bindings), members_(members) {}
+NamespaceController::NamespaceController(kube::SharedInformer& bindings, MemberRegistry& members)
+    : bindings_(bindings), members_(members) {
+  bindings.addIndex(kInUseIndex, [](const json::object& binding) {
+    const std::string ns = u::stringAt(binding, {"metadata", "namespace"});
+    std::vector<std::string> out;
+    for (const auto& cluster : dependencies::clustersInUse(binding))
+      out.push_back(ns + "/" + cluster);
+    return out;
+  });
+}
 
 void NamespaceController::watch(kube::Controller& controller, kube::SharedInformer& bindings) {
   controller.watch(
@@ -79,11 +86,9 @@ void NamespaceController::watch(kube::Controller& controller, kube::SharedInform
 
 api::Result<kube::ReconcileResult> NamespaceController::reconcile(const std::string& ns) {
   if (ns.empty()) return kube::ReconcileResult{};
-  const auto inUse =
-      dependencies::clustersInUse(bindings_.store().byIndex(kube::kNamespaceIndex, ns));
   bool retry = false;
   for (const auto& cluster : members_.names()) {
-    if (inUse.count(cluster)) continue;
+    if (bindings_.store().countInIndex(kInUseIndex, ns + "/" + cluster) > 0) continue;
     auto member = members_.get(cluster);
     if (!member || !member->synced()) {
       retry = true;  // what is there is not known yet

@@ -16,9 +16,15 @@
 
 namespace flotilla::controllers::sync {
 
+// On bindings: "<ns>/<cluster>" for every cluster where the binding places its object or may
+// still have a copy (dependencies::clustersInUse): whether a member is in use for a namespace is
+// a lookup, not a pass over the namespace's bindings.
+inline constexpr const char* kInUseIndex = "flotilla.io/in-use";
+
 class NamespaceController final : public kube::Reconciler {
  public:
-  NamespaceController(const kube::SharedInformer& bindings, MemberRegistry& members);
+  // Adds kInUseIndex to `bindings` (before it starts).
+  NamespaceController(kube::SharedInformer& bindings, MemberRegistry& members);
   api::Result<kube::ReconcileResult> reconcile(const std::string& ns) override;
   // A binding's clusters or copies changed, or it was created or deleted: its namespace.
   void watch(kube::Controller& controller, kube::SharedInformer& bindings);

@@ -242,14 +242,27 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     // A follower deleted on the host stays on the clusters where a workload still needs it
     // (docs/design.md §12; the workload's binding says DependenciesReady=False, Missing); its
     // binding's requirements shrink as the workloads leave, which brings it back here.
-    std::map<std::string, std::string> neededOn;
+    // Where its binding recorded its leaders, and where they are now (the index: a binding
+    // written a moment ago, or one not in the cache, must not decide that no one needs it).
+    std::map<std::string, std::set<std::string>> neededBy;
     if (const auto rbCached = bindings ? bindings->store().get(key) : nullptr) {
       if (auto rb = fromObject<api::ResourceBinding>(rbCached)) {
         for (const auto& r : rb->spec.requiredBy)
-          for (const auto& c : r.clusters)
-            neededOn[c] += (neededOn[c].empty() ? "" : ", ") + r.name;
+          for (const auto& c : r.clusters) neededBy[c].insert(r.name);
       }
     }
+    const auto follow = fo.metadata.annotations.find(interpreter::kFollowAnnotation);
+    const bool optedOut = follow != fo.metadata.annotations.end() && follow->second == "false";
+    if (options_.followers && !ns.empty() && !optedOut) {
+      if (!options_.followers->ready(ns))
+        return kube::ReconcileResult{false, std::chrono::seconds(1)};  // not known yet
+      for (const auto& r : options_.followers->requiredBy({apiVersion, kind, ns, name, false}))
+        for (const auto& c : r.clusters) neededBy[c].insert(r.name);
+    }
+    std::map<std::string, std::string> neededOn;
+    for (const auto& [cluster, leaders] : neededBy)
+      for (const auto& leader : leaders)
+        neededOn[cluster] += (neededOn[cluster].empty() ? "" : ", ") + leader;
     // Made again on the host: the copies still needed stay for the new federated object (same
     // binding key), which takes them over once this one is gone.
     bool remade = false;
@@ -286,7 +299,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
         if (!gone && gone.error().code != 404) {
           problem = gone.error().message;
         } else {
-          log::info(kObjectSync, key, "deleted " + kind + " " + name + " on " + cluster);
+          log::info(kObjectSync, key,
+                    "deleted " + kind + " " + name + " on " + cluster +
+                        (neededOn.empty() ? " (no workload needs it)" : "") +
+                        (remade ? " (made again on the host)" : ""));
         }
       }
       return problem;

@@ -175,6 +175,14 @@ std::vector<ObjectPtr> Indexer::byIndex(const std::string& index, const std::str
   return out;
 }
 
+size_t Indexer::countInIndex(const std::string& index, const std::string& value) const {
+  std::shared_lock lock(mutex_);
+  auto i = indexes_.find(index);
+  if (i == indexes_.end()) return 0;
+  auto v = i->second.find(value);
+  return v == i->second.end() ? 0 : v->second.size();
+}
+
 size_t Indexer::size() const {
   std::shared_lock lock(mutex_);
   return objects_.size();

@@ -58,6 +58,8 @@ class Indexer {
   std::vector<ObjectPtr> list() const;
   std::vector<std::string> keys() const;
   std::vector<ObjectPtr> byIndex(const std::string& index, const std::string& value) const;
+  // How many objects byIndex would return, without collecting them.
+  size_t countInIndex(const std::string& index, const std::string& value) const;
   size_t size() const;
 
  private:

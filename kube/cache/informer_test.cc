@@ -359,6 +359,9 @@ TEST(Indexer, IndexesFollowUpdatesAndDeletes) {
   ASSERT_EQ(indexer.upsert(make("b", "y", "2", "web"))->type, Change::Type::kAdded);
   EXPECT_FALSE(indexer.upsert(make("a", "x", "1", "web")));  // same version: a duplicate
   EXPECT_EQ(indexer.byIndex("labels", "app=web").size(), 2u);
+  EXPECT_EQ(indexer.countInIndex("labels", "app=web"), 2u);
+  EXPECT_EQ(indexer.countInIndex("labels", "app=none"), 0u);
+  EXPECT_EQ(indexer.countInIndex("no-such-index", "app=web"), 0u);
   ASSERT_EQ(indexer.upsert(make("a", "x", "3", "api"))->type, Change::Type::kUpdated);
   EXPECT_EQ(indexer.byIndex("labels", "app=web").size(), 1u);
   EXPECT_EQ(indexer.byIndex("labels", "app=api").size(), 1u);
@@ -370,6 +373,7 @@ TEST(Indexer, IndexesFollowUpdatesAndDeletes) {
   EXPECT_EQ(changes[1].type, Change::Type::kDeleted);
   EXPECT_TRUE(changes[1].finalStateUnknown);
   EXPECT_TRUE(indexer.byIndex("labels", "app=api").empty());
+  EXPECT_EQ(indexer.countInIndex("labels", "app=web"), 1u);
   EXPECT_EQ(indexer.keys(), (std::vector<std::string>{"b/y", "c/z"}));
 }
 
