@@ -63,6 +63,19 @@ std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, cons
   return dependencies::gateLeader(*leader, states, optOut, young);
 }
 
+bool deferWaitingStatus(const json::object& binding,
+                        const std::optional<dependencies::LeaderGate>& gate,
+                        const std::vector<ClusterOutcome>& outcomes, const GateInputs& in) {
+  if (!gate || gate->status != "False" || gate->reason != "Pending" || outcomes.empty())
+    return false;
+  for (const auto& o : outcomes)
+    if (o.propagation != propagation::kPendingCreate || !o.target) return false;
+  const json::array* items = u::findArray(binding, {"status", "aggregatedStatus"});
+  if (items && !items->empty()) return false;
+  const auto created = api::parseRfc3339(u::stringAt(binding, {"metadata", "creationTimestamp"}));
+  return created && in.now - *created < in.missingGrace;
+}
+
 kube::MapFunc mapFollowerToLeaders() {
   return [](const kube::ObjectPtr& o) {
     std::vector<std::string> out;

@@ -9,6 +9,7 @@
 #include "api/time.h"
 #include "controllers/common/object_key.h"
 #include "controllers/dependencies/follower_index.h"
+#include "controllers/sync/sync_status.h"
 
 namespace flotilla::controllers::sync {
 
@@ -27,6 +28,16 @@ struct GateInputs {
 // namespace's follower caches sync: clusters the leader is not on yet wait, the condition stays.
 std::optional<dependencies::LeaderGate> gateOf(const boost::json::object& binding,
                                                const GateInputs& in);
+
+// Whether a pass may leave the binding's status unwritten: the binding is new (younger than
+// in.missingGrace), has no per-cluster status yet, and every cluster of the pass waits only for
+// followers that exist on the host to be applied there (gate Pending). Nothing has happened yet,
+// and a new binding without a status reads "not synced yet"; writing "waiting" first would cost
+// every application a status write on its binding and on what aggregates it. The followers'
+// bindings bring it back (followerAppliedChanged); after the grace the wait is written.
+bool deferWaitingStatus(const boost::json::object& binding,
+                        const std::optional<dependencies::LeaderGate>& gate,
+                        const std::vector<ClusterOutcome>& outcomes, const GateInputs& in);
 
 // The follower bindings' keys ("ns/name") a leader waits for, for the sync queue: each
 // requirement's leader, when a follower's binding changes what it applied.

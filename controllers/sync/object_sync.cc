@@ -438,20 +438,26 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   if (pass.undecided) return toResult(requeueAfter(pass, retryTimes()));
   const auto now = options_.wallClock();
   const std::string nowText = api::formatRfc3339(now);
+  std::vector<ClusterOutcome> outcomes;
+  for (const auto& s : states) outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
+  // A new workload whose followers are being applied: nothing to say yet (dependency_gate.h).
+  if (deferWaitingStatus(*rbObject, gate, outcomes,
+                         {.missingGrace = options_.missingGrace, .now = now}))
+    return toResult(requeueAfter(pass, retryTimes()));
 
-  // Events for clusters whose state turned into a failure.
+  // Events for clusters whose state turned into a failure (a cluster waiting is not one).
   {
     std::map<std::string, std::string> was;
     for (const auto& c : fo.status.clusters) was[c.name] = c.propagation;
     for (const auto& s : states) {
-      if (s.propagation == propagation::kOK || was[s.cluster] == s.propagation) continue;
+      if (s.propagation == propagation::kOK || s.propagation == propagation::kPendingCreate ||
+          was[s.cluster] == s.propagation)
+        continue;
       events_.event(involved(fo), "Warning", s.propagation, s.cluster + ": " + s.message);
       log::warn(kObjectSync, key, s.cluster + ": " + s.propagation + ": " + s.message);
     }
   }
   // The binding's per-cluster propagation and FullyApplied, as for a Deployment.
-  std::vector<ClusterOutcome> outcomes;
-  for (const auto& s : states) outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
   bool missing = false;
   auto written = writeStatus(host_, executor_, bindingResource, *rbObject,
                              [&](json::object& object) -> api::Result<bool> {

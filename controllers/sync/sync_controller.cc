@@ -528,14 +528,20 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                    .moveLeft = input.moveLeft};
   for (const auto& o : outcomes) pass.undecided = pass.undecided || o.propagation == kUndecided;
   if (pass.undecided) return toResult(requeueAfter(pass, retryTimes()));
+  // A new workload whose followers are being applied: nothing to say yet (dependency_gate.h).
+  if (deferWaitingStatus(*rbObject, gate, outcomes,
+                         {.missingGrace = options_.missingGrace, .now = options_.wallClock()}))
+    return toResult(requeueAfter(pass, retryTimes()));
   const std::string nowText = api::formatRfc3339(options_.wallClock());
   const std::string& moving = plan.moving;
-  // Events for clusters whose state turned into a failure.
+  // Events for clusters whose state turned into a failure (a cluster waiting is not one).
   {
     std::map<std::string, std::string> was;
     for (const auto& item : rb->status.aggregatedStatus) was[item.clusterName] = item.propagation;
     for (const auto& o : outcomes) {
-      if (o.propagation == propagation::kOK || was[o.cluster] == o.propagation) continue;
+      if (o.propagation == propagation::kOK || o.propagation == propagation::kPendingCreate ||
+          was[o.cluster] == o.propagation)
+        continue;
       events_.event(involved(*rb), "Warning", o.propagation, o.cluster + ": " + o.message);
       log::warn(kName, key, o.cluster + ": " + o.propagation + ": " + o.message);
     }

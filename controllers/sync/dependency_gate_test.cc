@@ -1,0 +1,66 @@
+// deferWaitingStatus (dependency_gate.h): a new workload whose followers are still being applied
+// writes no status yet; anything else that happened, or a wait past the grace, is written.
+#include "controllers/sync/dependency_gate.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+namespace flotilla::controllers::sync {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono;
+
+const auto kCreated = api::Clock::time_point(seconds(1'800'000'000));
+
+json::object binding(const char* statusJson = "{}") {
+  json::object o = json::parse(R"({"metadata": {"name": "web", "namespace": "shop"}})").as_object();
+  o["metadata"].as_object()["creationTimestamp"] = api::formatRfc3339(kCreated);
+  o["status"] = json::parse(statusJson);
+  return o;
+}
+
+TEST(DeferWaitingStatus, OnlyANewBindingWaitingForFollowersBeingApplied) {
+  const dependencies::LeaderGate pending{{"member1"}, "False", "Pending", "ConfigMap shop/env"};
+  const ClusterOutcome waiting{"member1", propagation::kPendingCreate, "waiting", true};
+  const GateInputs soon{.missingGrace = seconds(10), .now = kCreated + seconds(2)};
+  EXPECT_TRUE(deferWaitingStatus(binding(), pending, {waiting}, soon));
+
+  struct Case {
+    const char* name;
+    json::object binding;
+    std::optional<dependencies::LeaderGate> gate;
+    std::vector<ClusterOutcome> outcomes;
+    GateInputs in;
+  };
+  const ClusterOutcome applied{"member2", propagation::kOK, "", true};
+  dependencies::LeaderGate missing = pending;
+  missing.reason = "Missing";
+  const std::vector<Case> written = {
+      {"past the grace",
+       binding(),
+       pending,
+       {waiting},
+       {.missingGrace = seconds(10), .now = kCreated + seconds(11)}},
+      {"a cluster applied", binding(), pending, {waiting, applied}, soon},
+      {"a follower missing on the host (said: Missing, with an Event)",
+       binding(),
+       missing,
+       {waiting},
+       soon},
+      {"no gate (leads nothing)", binding(), std::nullopt, {waiting}, soon},
+      {"a status already written",
+       binding(
+           R"({"aggregatedStatus": [{"clusterName": "member1", "propagation": "PendingCreate"}]})"),
+       pending,
+       {waiting},
+       soon},
+      {"nothing to do", binding(), pending, {}, soon},
+  };
+  for (const auto& c : written)
+    EXPECT_FALSE(deferWaitingStatus(c.binding, c.gate, c.outcomes, c.in)) << c.name;
+}
+
+}  // namespace
+}  // namespace flotilla::controllers::sync
