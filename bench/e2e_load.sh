@@ -7,7 +7,7 @@
 #   p50/p99 (the operator's histogram); host and member writes per binding (the API servers'
 #   apiserver_request_total); the host's raw write ceiling and Flotilla's share of it; operator
 #   memory per 1,000 bindings; a restart over the N converged bindings: seconds to ready and to
-#   quiet, and the writes it made.
+#   quiet, and the writes it made; the host writes of the settled fleet over 20 s (none expected).
 # Usage: bench/e2e_load.sh [--members M] [--workloads N] [--clients C] [--nodes NODES_PER_MEMBER]
 #          [--ceiling-seconds S] [--timeout S] [--verify] [--no-ready] [--app] [--keep] [--host-kubeconfig F --member-kubeconfigs name=F,...]
 #          [--build DIR] [-- OPERATOR_FLAGS...]
@@ -257,6 +257,14 @@ settled() {
   return 1
 }
 settled 60 || echo "note: the host still took writes 60 s after the load converged"
+# A steady fleet writes nothing: the host's writes over 20 s once settled (FederatedCluster
+# heartbeats apart, as above).
+steady_writes() { host_write_lines | awk '!(/resource="federatedclusters"/ && /subresource="status"/) {s += $NF} END {print s + 0}'; }
+if [[ -z $VERIFY ]]; then  # (not in the make-test smoke: 20 s of CI)
+  w0=$(steady_writes)
+  sleep 20  # (a measurement window, not a wait for a condition)
+  echo "steady_host_writes_20s: $(($(steady_writes) - w0)) (FederatedCluster heartbeats apart)"
+fi
 # With --keep, what the restart may change, to find out what a restart write was about.
 snapshot() {
   [[ -n $KEEP ]] || return 0

@@ -1,5 +1,7 @@
 #include "controllers/binding/binding.h"
 
+#include <algorithm>
+
 #include "api/conditions.h"
 #include "api/json_codec.h"
 #include "api/unstructured.h"
@@ -137,6 +139,13 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
                        "; leaving it alone";
     return out;
   }
+
+  // A follower only (no policy) whose workloads are placed nowhere yet: bound once one is (its
+  // leader's placement brings it back), so that its binding is written once, with clusters.
+  const bool placedNowhere =
+      std::all_of(requiredBy.begin(), requiredBy.end(),
+                  [](const api::BindingRequirement& r) { return r.clusters.empty(); });
+  if (!resolution.policy && !existing && !requiredBy.empty() && placedNowhere) return out;
 
   if (!resolution.policy && !existing && requiredBy.empty()) {
     // Nothing to bind yet; the reconciler records why on the federated object.

@@ -65,8 +65,9 @@ BindingSubject subjectOf(const api::FederatedObject& fo);
 // `requiredBy`: the workloads whose follower the object is (docs/design.md §12), recorded in
 // spec.requiredBy. With them a binding is made without a policy (no spec.policy: the scheduler
 // leaves it alone and its copies go to the leaders' clusters); a follower that never had a
-// policy reports no PolicyNotFound. A federated object being deleted has only its requirements
-// kept current (its member copies stay where they are still needed).
+// policy reports no PolicyNotFound, and gets its binding only once some leader is placed (one
+// write, with clusters). A federated object being deleted has only its requirements kept current
+// (its member copies stay where they are still needed).
 BindingDecision decideBinding(const BindingSubject& subject, const policy::Resolution& resolution,
                               const api::ResourceBinding* existing, const std::string& now,
                               const std::vector<api::BindingRequirement>& requiredBy = {});

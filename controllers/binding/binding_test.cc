@@ -464,6 +464,9 @@ spec:
   const std::vector<api::BindingRequirement> required{{"shop", "web", {"c1", "c2"}}};
   // No policy and no leader: nothing to bind.
   EXPECT_EQ(decideBinding(subject, Resolution{}, nullptr, kT0).action, Action::kNone);
+  // A leader placed nowhere yet: bound once it is.
+  EXPECT_EQ(decideBinding(subject, Resolution{}, nullptr, kT0, {{"shop", "web", {}}}).action,
+            Action::kNone);
   // A leader needs it: a binding without a policy, its requirements recorded, nothing reported.
   auto d = decideBinding(subject, Resolution{}, nullptr, kT0, required);
   ASSERT_EQ(d.action, Action::kCreate);

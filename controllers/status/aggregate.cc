@@ -156,8 +156,10 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
                         ? "Healthy"
                         : "Unhealthy";
     }
-    // Clusters sync no longer reports on and that hold nothing: no entry.
-    if (!targets.count(cluster) && member == members.end() && !synced.count(cluster)) continue;
+    // Clusters that hold nothing and that sync has said nothing about (no longer targeted, or
+    // not synced yet): no entry. (A target's entry comes with the sync's first word on it: one
+    // written before would say only that nothing is known, a write of every new binding.)
+    if (member == members.end() && !synced.count(cluster) && !unknown.count(cluster)) continue;
     out.bindings.push_back(std::move(item));
   }
 

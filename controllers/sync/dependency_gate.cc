@@ -11,13 +11,18 @@ namespace u = api::unstructured;
 
 namespace {
 
+// Where a follower's binding has it applied, or found an object of that name Flotilla may not
+// take over (Conflict): the workload's pods find one there either way, and waiting for a
+// conflict someone else must resolve would hold the workload back forever (the follower's own
+// binding reports the conflict).
 std::set<std::string> appliedOn(const json::object& binding) {
   std::set<std::string> out;
   if (const json::array* items = u::findArray(binding, {"status", "aggregatedStatus"})) {
     for (const auto& item : *items) {
       if (!item.is_object()) continue;
       const auto* applied = item.as_object().if_contains("applied");
-      if (applied && applied->is_bool() && applied->get_bool())
+      if ((applied && applied->is_bool() && applied->get_bool()) ||
+          u::stringAt(item.as_object(), {"propagation"}) == propagation::kConflict)
         out.insert(u::stringAt(item.as_object(), {"clusterName"}));
     }
   }
@@ -30,6 +35,14 @@ std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, cons
   if (!in.followers || !in.bindings) return std::nullopt;
   const auto leader = in.followers->leaderOf(binding);
   if (!leader || !leader->follow) return std::nullopt;
+  if (leader->clusters.empty() && leader->presentOn.empty()) {
+    // Placed nowhere yet: nothing waits and nothing is applied; the condition waits for a
+    // placement (an unplaced binding would otherwise say "every dependency applied").
+    dependencies::LeaderGate unplaced;
+    unplaced.status = "Unknown";
+    unplaced.message = "not placed yet";
+    return unplaced;
+  }
   if (!in.followers->ready(u::stringAt(binding, {"metadata", "namespace"}))) {
     // Not known yet (the follower caches are syncing): no new cluster, the condition untouched.
     dependencies::LeaderGate unknown;

@@ -25,7 +25,8 @@ struct GateInputs {
 };
 
 // nullopt when the binding leads nothing (or following is off). Status "Unknown" while the
-// namespace's follower caches sync: clusters the leader is not on yet wait, the condition stays.
+// namespace's follower caches sync (clusters the leader is not on yet wait) and while it is
+// placed nowhere: the condition stays as it is.
 std::optional<dependencies::LeaderGate> gateOf(const boost::json::object& binding,
                                                const GateInputs& in);
 
