@@ -459,20 +459,19 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   }
   // The binding's per-cluster propagation and FullyApplied, as for a Deployment.
   bool missing = false;
-  auto written = writeStatus(host_, executor_, bindingResource, *rbObject,
-                             [&](json::object& object) -> api::Result<bool> {
-                               auto current = fromObject<api::ResourceBinding>(object);
-                               if (!current) return current.error();
-                               if (current->metadata.generation != rb->metadata.generation)
-                                 return false;
-                               auto next = syncStatus(*current, outcomes, nowText, "");
-                               missing = dependencies::updateDependenciesReady(
-                                   next, gate, current->metadata.generation, nowText);
-                               const json::value status = api::encode(next);
-                               if (sameStatus(object, status)) return false;
-                               object["status"] = status;
-                               return true;
-                             });
+  auto written = writeStatus(
+      host_, executor_, bindingResource, *rbObject, [&](json::object& object) -> api::Result<bool> {
+        auto current = fromObject<api::ResourceBinding>(object);
+        if (!current) return current.error();
+        if (current->metadata.generation != rb->metadata.generation) return false;
+        auto next = syncStatus(*current, outcomes, nowText, "", !input.placementCurrent);
+        missing = dependencies::updateDependenciesReady(next, gate, current->metadata.generation,
+                                                        nowText);
+        const json::value status = api::encode(next);
+        if (sameStatus(object, status)) return false;
+        object["status"] = status;
+        return true;
+      });
   if (!written) return retryOnConflict(written.error());
   if (missing) events_.event(involved(*rb), "Warning", "DependencyMissing", gate->message);
   // The federated object's status.

@@ -557,7 +557,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                                // the newer generation's event brings this binding back.
                                if (current->metadata.generation != rb->metadata.generation)
                                  return false;
-                               auto next = syncStatus(*current, outcomes, nowText, moving);
+                               auto next = syncStatus(*current, outcomes, nowText, moving,
+                                                      !input.placementCurrent);
                                missing = dependencies::updateDependenciesReady(
                                    next, gate, current->metadata.generation, nowText);
                                const json::value status = api::encode(next);

@@ -9,7 +9,8 @@ namespace flotilla::controllers::sync {
 
 api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
                                       const std::vector<ClusterOutcome>& outcomes,
-                                      const std::string& now, const std::string& moving) {
+                                      const std::string& now, const std::string& moving,
+                                      bool keepUnobserved) {
   api::ResourceBindingStatus status = binding.status;
   std::map<std::string, api::AggregatedStatusItem> previous;
   for (const auto& item : status.aggregatedStatus) previous[item.clusterName] = item;
@@ -35,6 +36,14 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
     item.message = ok ? (o.held ? o.message : "") : o.message;
     if (item.health.empty()) item.health = "Unknown";
     items.push_back(std::move(item));
+  }
+  if (keepUnobserved) {
+    for (const auto& [cluster, item] : previous) {
+      const bool observed =
+          std::any_of(outcomes.begin(), outcomes.end(),
+                      [&](const ClusterOutcome& o) { return o.cluster == cluster; });
+      if (!observed) items.push_back(item);
+    }
   }
   std::sort(items.begin(), items.end(),
             [](const auto& a, const auto& b) { return a.clusterName < b.clusterName; });

@@ -46,9 +46,13 @@ struct ClusterOutcome {
 // established yet) and none failed, the reason is Pending: nothing is wrong yet.
 inline constexpr const char* kMoveInProgress = "MoveInProgress";
 inline constexpr const char* kFullyAppliedPending = "Pending";
+// `keepUnobserved`: the pass looked only at the targets (the placement is not current yet, so
+// nothing elsewhere was observed): entries of other clusters stay as they were. Dropping them
+// would say no copy is there while one still runs (what follows the workload would leave first).
 api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
                                       const std::vector<ClusterOutcome>& outcomes,
-                                      const std::string& now, const std::string& moving = "");
+                                      const std::string& now, const std::string& moving = "",
+                                      bool keepUnobserved = false);
 // Whether the binding object's FullyApplied condition is True (false while a move is in
 // progress, or a cluster failed).
 bool fullyApplied(const boost::json::object& binding);

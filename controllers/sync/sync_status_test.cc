@@ -63,6 +63,27 @@ TEST(SyncStatus, WaitingClustersArePendingNotFailed) {
   EXPECT_EQ(c->reason, "FullyAppliedFailed");
 }
 
+// A pass over a placement the scheduler has not observed yet looks only at the targets: what
+// it said of the others stays (a copy may still run there), unless it is told the pass saw all.
+TEST(SyncStatus, AClusterNotObservedKeepsItsEntry) {
+  auto b = binding();
+  api::AggregatedStatusItem old;
+  old.clusterName = "member2";
+  old.applied = true;
+  old.propagation = "OK";
+  old.health = "Healthy";
+  b.status.aggregatedStatus = {old};
+  const std::vector<ClusterOutcome> targetsOnly = {{"member3", propagation::kOK, "", true}};
+  auto kept = syncStatus(b, targetsOnly, kT0, "", true);
+  ASSERT_EQ(kept.aggregatedStatus.size(), 2u);
+  EXPECT_EQ(kept.aggregatedStatus[0].clusterName, "member2");
+  EXPECT_EQ(kept.aggregatedStatus[0].health, "Healthy");
+  EXPECT_EQ(kept.aggregatedStatus[1].clusterName, "member3");
+  auto dropped = syncStatus(b, targetsOnly, kT0, "", false);
+  ASSERT_EQ(dropped.aggregatedStatus.size(), 1u);
+  EXPECT_EQ(dropped.aggregatedStatus[0].clusterName, "member3");
+}
+
 TEST(SyncStatus, FailuresArePerClusterAndNamed) {
   const auto s = syncStatus(
       binding(),
