@@ -133,6 +133,7 @@ TEST_F(FollowerIndexTest, BindingsRequiringALeaderAreALookupOfTheirRequiredBy) {
   follower["spec"].as_object()["requiredBy"] =
       json::parse(R"([{"namespace": ")" + ns + R"(", "name": "web", "clusters": ["member1"]}])");
   create(*client, res::kResourceBindings, follower);
+  caughtUp(*fds, "web");
   caughtUp(*rbs, "web");
   caughtUp(*rbs, "env-configmap");
 

@@ -34,24 +34,23 @@ std::set<std::string> appliedOn(const json::object& binding) {
 std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, const GateInputs& in) {
   if (!in.followers || !in.bindings) return std::nullopt;
   const auto leader = in.followers->leaderOf(binding);
-  if (!leader || !leader->follow) return std::nullopt;
-  if (leader->clusters.empty() && leader->presentOn.empty()) {
-    // Placed nowhere yet: nothing waits and nothing is applied; the condition waits for a
-    // placement (an unplaced binding would otherwise say "every dependency applied").
-    dependencies::LeaderGate unplaced;
-    unplaced.status = "Unknown";
-    unplaced.message = "not placed yet";
-    return unplaced;
-  }
   if (!in.followers->ready(u::stringAt(binding, {"metadata", "namespace"}))) {
     // Not known yet (the follower caches are syncing): no new cluster, the condition untouched.
+    // (Before the Services are listed a workload whose only followers select its pods looks
+    // like one that leads nothing: its condition stays too.)
     dependencies::LeaderGate unknown;
     unknown.status = "Unknown";
     unknown.message = "the followers' caches have not synced yet";
-    for (const auto& cluster : leader->clusters)
-      if (!leader->presentOn.count(cluster)) unknown.blocked.insert(cluster);
+    if (leader && leader->follow)
+      for (const auto& cluster : leader->clusters)
+        if (!leader->presentOn.count(cluster)) unknown.blocked.insert(cluster);
     return unknown;
   }
+  if (!leader || !leader->follow) return std::nullopt;
+  // Placed nowhere and no copy anywhere: nothing waits and nothing is applied, so nothing is said
+  // (an unplaced binding would otherwise read "every dependency applied"; one that was placed
+  // loses the condition).
+  if (leader->clusters.empty() && leader->presentOn.empty()) return std::nullopt;
   std::map<interpreter::Dependency, dependencies::FollowerState> states;
   std::set<interpreter::Dependency> optOut;
   for (const auto& need : leader->needs) {

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <string_view>
 
 #include "api/time.h"
 #include "controllers/common/object_key.h"
@@ -24,11 +25,21 @@ struct GateInputs {
   api::Clock::time_point now{};
 };
 
-// nullopt when the binding leads nothing (or following is off). Status "Unknown" while the
-// namespace's follower caches sync (clusters the leader is not on yet wait) and while it is
-// placed nowhere: the condition stays as it is.
+// nullopt when the binding leads nothing (or following is off), or is placed nowhere with no
+// copy anywhere. Status "Unknown" while the namespace's follower caches sync: clusters the leader
+// is not on yet wait, and the condition stays as it is.
 std::optional<dependencies::LeaderGate> gateOf(const boost::json::object& binding,
                                                const GateInputs& in);
+
+// The message prefix of a cluster the gate holds a workload off (PendingCreate), and whether an
+// outcome (ClusterOutcome, or object_sync's per-cluster state) is one: a wait, not a failure, so
+// no Warning Event (DependenciesReady says why). Other PendingCreates (a CRD not served yet) are.
+inline constexpr std::string_view kWaitingForDependencies = "waiting for its dependencies: ";
+template <typename Outcome>
+bool waitingForDependencies(const Outcome& o) {
+  return o.propagation == propagation::kPendingCreate &&
+         std::string_view(o.message).starts_with(kWaitingForDependencies);
+}
 
 // Whether a pass may leave the binding's status unwritten: the binding is new (younger than
 // in.missingGrace), has no per-cluster status yet, and every cluster of the pass waits only for

@@ -62,5 +62,17 @@ TEST(DeferWaitingStatus, OnlyANewBindingWaitingForFollowersBeingApplied) {
     EXPECT_FALSE(deferWaitingStatus(c.binding, c.gate, c.outcomes, c.in)) << c.name;
 }
 
+// Only the gate's own waits are silent; a PendingCreate for another reason still gets its Event.
+TEST(WaitingForDependencies, TheGatesWaitsOnly) {
+  EXPECT_TRUE(waitingForDependencies(
+      ClusterOutcome{"member1", propagation::kPendingCreate,
+                     std::string(kWaitingForDependencies) + "ConfigMap shop/env", true}));
+  EXPECT_FALSE(waitingForDependencies(ClusterOutcome{
+      "member1", propagation::kPendingCreate, "the CRD widgets.example.com is not served", true}));
+  EXPECT_FALSE(waitingForDependencies(
+      ClusterOutcome{"member1", propagation::kCreationFailed,
+                     std::string(kWaitingForDependencies) + "ConfigMap shop/env", true}));
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::sync

@@ -379,7 +379,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     if (action.step != SyncStep::kRemove && gate && gate->blocked.count(action.cluster)) {
       states.push_back({action.cluster,
                         gate->status == "Unknown" ? kUndecided : propagation::kPendingCreate,
-                        "waiting for its dependencies: " + gate->message,
+                        std::string(kWaitingForDependencies) + gate->message,
                         {},
                         true});
       lives.push_back(std::nullopt);
@@ -450,7 +450,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     std::map<std::string, std::string> was;
     for (const auto& c : fo.status.clusters) was[c.name] = c.propagation;
     for (const auto& s : states) {
-      if (s.propagation == propagation::kOK || s.propagation == propagation::kPendingCreate ||
+      if (s.propagation == propagation::kOK || waitingForDependencies(s) ||
           was[s.cluster] == s.propagation)
         continue;
       events_.event(involved(fo), "Warning", s.propagation, s.cluster + ": " + s.message);

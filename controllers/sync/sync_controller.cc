@@ -476,7 +476,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
           // written.)
           outcomes.push_back({action.cluster,
                               gate->status == "Unknown" ? kUndecided : propagation::kPendingCreate,
-                              "waiting for its dependencies: " + gate->message, true});
+                              std::string(kWaitingForDependencies) + gate->message, true});
           retry.soon = true;  // (their bindings' status brings it back sooner)
           break;
         }
@@ -539,7 +539,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
     std::map<std::string, std::string> was;
     for (const auto& item : rb->status.aggregatedStatus) was[item.clusterName] = item.propagation;
     for (const auto& o : outcomes) {
-      if (o.propagation == propagation::kOK || o.propagation == propagation::kPendingCreate ||
+      if (o.propagation == propagation::kOK || waitingForDependencies(o) ||
           was[o.cluster] == o.propagation)
         continue;
       events_.event(involved(*rb), "Warning", o.propagation, o.cluster + ": " + o.message);
