@@ -96,8 +96,14 @@ class ClusterReconcilerTest : public testing::ReconcilerTest {
 TEST_F(ClusterReconcilerTest, AMemberBecomesReadyWithWhatItServesAndAQuietProbeWritesNothing) {
   registerMember(name);
   auto c = controller(*client);
+  // Ready comes from the probe; capacity comes once the member's node and pod caches have
+  // synced, which can be a pass later, so wait for both.
   ASSERT_TRUE(reconcileUntil(*c, [](const json::object& fc) {
-    return ready(fc).rfind("True/", 0) == 0;
+    const auto* status = fc.if_contains("status");
+    return ready(fc).rfind("True/", 0) == 0 && status &&
+           status->as_object().if_contains("nodeSummary") &&
+           status->as_object().if_contains("resources") &&
+           status->as_object().if_contains("kubernetesVersion");
   })) << json::serialize(get(res::kFederatedClusters, name));
   const auto fc = get(res::kFederatedClusters, name);
   const auto& status = fc.at("status").as_object();
