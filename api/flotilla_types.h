@@ -346,7 +346,7 @@ struct AggregatedStatusItem {
   // FederatedDeployment's per-cluster status).
   std::string propagation;
   std::string message;
-  std::string health;  // Healthy | Unhealthy | Unknown
+  std::string health;  // Healthy | Unhealthy | Unknown (a CRD follower: Progressing too)
   int32_t replicas = 0;
   int32_t readyReplicas = 0;
 };

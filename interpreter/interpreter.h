@@ -68,6 +68,13 @@ struct KindEntry {
   // Set when conflictResolution: Adopt must not take over a member object of the kind: why (told
   // in the Conflict message). Null: adoptable.
   const char* notAdopted = nullptr;
+  // A follower of the kind is ready for its workloads on a cluster only once healthy there, not
+  // merely applied (a CRD: its custom resources are refused until it is established).
+  bool followersWaitUntilHealthy = false;
+  // Set when a copy that was on a member only as a follower (no policy of its own selects it) is
+  // left there when no workload needs it any more, instead of deleted: why (a CRD's deletion
+  // deletes every custom resource of it on that member, Flotilla's or not). Null: deleted.
+  const char* keptWhenUnfollowed = nullptr;
 };
 
 // A kind's entry, with the behaviour every kind shares around it.
@@ -104,6 +111,8 @@ class Interpreter {
   }
   // Why Adopt does not take over the kind's member objects; null when it may.
   const char* notAdopted() const { return entry_.notAdopted; }
+  bool followersWaitUntilHealthy() const { return entry_.followersWaitUntilHealthy; }
+  const char* keptWhenUnfollowed() const { return entry_.keptWhenUnfollowed; }
 
  private:
   const KindEntry& entry_;

@@ -1,5 +1,7 @@
-// CustomResourceDefinition (docs/design.md §3.8): healthy once the member's API server serves it
-// (condition Established). A custom resource of it waits on a member until then.
+// CustomResourceDefinition (docs/design.md §3.8, §5.11): healthy once the member's API server
+// serves it (condition Established). A custom resource of it waits on a member until then; as a
+// follower of its custom resources it is established before they are sent, and never deleted
+// from a member when they leave.
 #include <boost/json/value.hpp>
 #include <string>
 
@@ -25,8 +27,14 @@ HealthReport crdHealth(const json::object& crd) {
 }  // namespace
 
 void addExtensionKinds(Registry& registry) {
-  registry.add(KindEntry{
-      .group = "apiextensions.k8s.io", .kind = "CustomResourceDefinition", .health = crdHealth});
+  // A CRD follows the custom resources (docs/design.md §12): it
+  // must be established before they are sent, and leaving a cluster must never delete it.
+  registry.add(KindEntry{.group = "apiextensions.k8s.io",
+                         .kind = "CustomResourceDefinition",
+                         .health = crdHealth,
+                         .followersWaitUntilHealthy = true,
+                         .keptWhenUnfollowed = "deleting a CustomResourceDefinition deletes every "
+                                               "custom resource of it on that cluster"});
 }
 
 }  // namespace flotilla::interpreter

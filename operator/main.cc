@@ -282,20 +282,25 @@ int main(int argc, char** argv) {
   const auto leadersOfFollower = ctl::sync::mapFollowerToLeaders();
   ctl::federate::SourceInformers sources(
       manager->client(), manager->executor(),
-      [&federateObjectsLoop, &syncLoopPtr, &bindings, &leadersOfFollower](const std::string& key) {
+      [&federateObjectsLoop, &syncLoopPtr, &bindings, &clusterBindings,
+       &leadersOfFollower](const std::string& key) {
         if (federateObjectsLoop) federateObjectsLoop->queue().add(key);
         for (const auto& federated : ctl::dependencies::federatedKeys({key})) {
           // A follower deleted or made on the host: its workloads' DependenciesReady.
+          const bool clusterScoped = federated.find('/') == std::string::npos;
           if (syncLoopPtr)
-            if (auto rb = bindings->store().get(federated))
+            if (auto rb = (clusterScoped ? clusterBindings : bindings)->store().get(federated))
               for (const auto& leader : leadersOfFollower(rb)) syncLoopPtr->queue().add(leader);
         }
       });
   // What workloads use follows them (docs/design.md §12): worked out from the caches on demand.
   sources.addIndex({"v1", "Service"}, ctl::dependencies::kSelectorIndex,
                    ctl::dependencies::selectorIndexValues);
+  const ctl::KindKey crdKind{ctl::dependencies::kCrdKind.first,
+                                       ctl::dependencies::kCrdKind.second};
+  sources.addIndex(crdKind, ctl::dependencies::kCrdIndex, ctl::dependencies::crdIndexValues);
   ctl::dependencies::FollowerIndex followers(
-      {*bindings, *federated, *federatedObjects},
+      {*bindings, *federated, *federatedObjects, clusterBindings.get()},
       {.named = [&sources](const std::string& ns, const std::string& name) -> kube::ObjectPtr {
          auto informer = sources.get({"v1", "Service"}, ns);
          return informer ? informer->store().get(ns + "/" + name) : nullptr;
@@ -306,15 +311,28 @@ int main(int argc, char** argv) {
              return informer ? informer->store().byIndex(ctl::dependencies::kSelectorIndex, value)
                              : std::vector<kube::ObjectPtr>{};
            }},
-      [&sources](const std::string& ns) {
+      [&sources, crdKind](const std::string& ns) {
         // (A kind not watched in `ns` has no followers there: no policy that follows selects.)
         if (!sources.configured()) return false;
         for (const auto& [apiVersion, kind] : ctl::dependencies::kFollowerKinds) {
           auto informer = sources.get({apiVersion, kind}, ns);
           if (informer && !informer->hasSynced()) return false;
         }
-        return true;
-      });
+        // Custom resources of every namespace need their CRD.
+        auto crds = sources.get(crdKind, "");
+        return !crds || crds->hasSynced();
+      },
+      {.serving = [&sources, crdKind](const std::string& group,
+                                      const std::string& kind) -> kube::ObjectPtr {
+         auto informer = sources.get(crdKind, "");
+         if (!informer) return nullptr;
+         auto found = informer->store().byIndex(ctl::dependencies::kCrdIndex, group + "/" + kind);
+         return found.empty() ? nullptr : found.front();
+       },
+       .named = [&sources, crdKind](const std::string& name) -> kube::ObjectPtr {
+         auto informer = sources.get(crdKind, "");
+         return informer ? informer->store().get(name) : nullptr;
+       }});
   ctl::federate::FederateObjectController federateObjects(
       manager->client(), manager->executor(),
       {*federatedObjects, *clusterFederatedObjects, *policies, *clusterPolicies}, sources, recorder,

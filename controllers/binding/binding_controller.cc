@@ -151,11 +151,11 @@ api::Result<kube::ReconcileResult> BindingController::reconcile(const std::strin
                                informers_.clusterPolicies, decodedPolicies_);
   const auto resolution =
       policy::resolvePolicy(subject->workload, set.policies, set.clusterPolicies, reserved_);
-  // A namespaced object not opted out (the federated object keeps the source's
-  // flotilla.io/follow) follows the workloads that need it.
+  // An object not opted out (the federated object keeps the source's flotilla.io/follow)
+  // follows the workloads that need it (a cluster-scoped one: custom resources' CRD).
   std::vector<api::BindingRequirement> requiredBy;
   bool unsure = false;
-  if (fo && informers_.followers && !fo->metadata.namespace_.empty()) {
+  if (fo && informers_.followers) {
     const auto optOut = fo->metadata.annotations.find(interpreter::kFollowAnnotation);
     if (optOut == fo->metadata.annotations.end() || optOut->second != "false") {
       const auto& r = subject->resource;

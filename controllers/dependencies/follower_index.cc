@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/flotilla_types.h"
+#include "api/names.h"
 #include "api/unstructured.h"
 #include "controllers/common/object_key.h"
 #include "interpreter/interpreter.h"
@@ -38,6 +39,15 @@ std::string needValue(const Dependency& d) {
   return "need:" + ObjectKey{d.apiVersion, d.kind, d.ns, d.name}.str();
 }
 
+// "crd:<group>/<kind>" of a custom resource (`apiVersion` of a group Kubernetes does not serve).
+std::optional<std::string> crdValue(const std::string& apiVersion, const std::string& kind) {
+  const auto slash = apiVersion.find('/');
+  if (slash == std::string::npos || kind.empty()) return std::nullopt;
+  const std::string group = apiVersion.substr(0, slash);
+  if (api::kubernetesGroup(group)) return std::nullopt;
+  return "crd:" + group + "/" + kind;
+}
+
 std::string podLabelValue(const std::string& ns, std::string_view key, const json::value& value) {
   return "pod:" + selectorValue(ns, key, value);
 }
@@ -53,6 +63,8 @@ std::vector<std::string> needsOf(MemberObjectOf memberObject, const json::object
                                                                u::stringAt(*object, {"kind"}));
   for (const auto& need : interpreter.dependencies(*object).followers)
     out.push_back(needValue(need));
+  if (auto crd = crdValue(u::stringAt(*object, {"apiVersion"}), u::stringAt(*object, {"kind"})))
+    out.push_back(std::move(*crd));
   if (const json::object* labels = interpreter.podLabels(*object)) {
     const std::string ns = u::stringAt(*object, {"metadata", "namespace"});
     for (const auto& kv : *labels) out.push_back(podLabelValue(ns, kv.key(), kv.value()));
@@ -86,6 +98,13 @@ std::vector<std::string> selectorIndexValues(const json::object& service) {
   return out;
 }
 
+std::vector<std::string> crdIndexValues(const json::object& crd) {
+  const std::string group = u::stringAt(crd, {"spec", "group"});
+  const std::string kind = u::stringAt(crd, {"spec", "names", "kind"});
+  if (group.empty() || kind.empty()) return {};
+  return {group + "/" + kind};
+}
+
 kube::Predicate leaderPlacementChanged() {
   return kube::Predicate{nullptr,
                          [](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
@@ -105,13 +124,29 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
   return out;
 }
 
-FollowerIndex::FollowerIndex(IndexInformers informers, ServiceLookup services, SourcesSynced synced)
-    : informers_(informers), services_(std::move(services)), synced_(std::move(synced)) {
+FollowerIndex::FollowerIndex(IndexInformers informers, ServiceLookup services, SourcesSynced synced,
+                             CrdLookup crds)
+    : informers_(informers),
+      services_(std::move(services)),
+      synced_(std::move(synced)),
+      crds_(std::move(crds)) {
   informers_.federatedDeployments.addIndex(
       kNeedsIndex, [](const json::object& fd) { return needsOf(deploymentOf, fd); });
   informers_.federatedObjects.addIndex(
       kNeedsIndex, [](const json::object& fo) { return needsOf(templateOf, fo); });
   informers_.bindings.addIndex(kRequiredByIndex, requiringOf);
+  if (informers_.clusterBindings) informers_.clusterBindings->addIndex(kRequiredByIndex, requiringOf);
+}
+
+std::vector<Dependency> FollowerIndex::cachedNeeds(const json::object& object) const {
+  std::vector<Dependency> out;
+  if (!crds_.serving) return out;
+  const std::string apiVersion = u::stringAt(object, {"apiVersion"});
+  const std::string kind = u::stringAt(object, {"kind"});
+  if (!crdValue(apiVersion, kind)) return out;
+  if (const auto crd = crds_.serving(apiVersion.substr(0, apiVersion.find('/')), kind))
+    out.push_back({kCrdKind.first, kCrdKind.second, "", u::stringAt(*crd, {"metadata", "name"})});
+  return out;
 }
 
 std::optional<json::object> FollowerIndex::memberObjectOf(const json::object& binding) const {
@@ -168,7 +203,7 @@ std::optional<Leader> FollowerIndex::leaderFor(const json::object& binding,
     std::sort(services.begin(), services.end());
     services.erase(std::unique(services.begin(), services.end()), services.end());
   }
-  return dependencies::leaderOf(binding, object, pointersTo(services));
+  return dependencies::leaderOf(binding, object, pointersTo(services), cachedNeeds(object));
 }
 
 std::optional<Leader> FollowerIndex::leaderOf(const json::object& binding) const {
@@ -188,6 +223,10 @@ std::vector<Leader> FollowerIndex::leadersOf(const Dependency& follower) const {
         values.push_back(
             podLabelValue(follower.ns, selector->begin()->key(), selector->begin()->value()));
     }
+  }
+  if (follower.apiVersion == kCrdKind.first && follower.kind == kCrdKind.second && crds_.named) {
+    if (const auto crd = crds_.named(follower.name))
+      for (const auto& value : crdIndexValues(*crd)) values.push_back("crd:" + value);
   }
   std::set<std::string> bindingKeys;
   for (const auto* informer : {&informers_.federatedDeployments, &informers_.federatedObjects})
@@ -217,7 +256,12 @@ std::vector<std::string> FollowerIndex::followerKeysOf(const json::object& bindi
 }
 
 std::vector<kube::ObjectPtr> FollowerIndex::bindingsRequiring(const json::object& binding) const {
-  return informers_.bindings.store().byIndex(kRequiredByIndex, kube::objectKey(binding));
+  auto out = informers_.bindings.store().byIndex(kRequiredByIndex, kube::objectKey(binding));
+  if (informers_.clusterBindings)
+    for (auto& b : informers_.clusterBindings->store().byIndex(kRequiredByIndex,
+                                                                 kube::objectKey(binding)))
+      out.push_back(std::move(b));
+  return out;
 }
 
 std::vector<std::string> FollowerIndex::followerSourcesOf(const json::object& binding) const {
@@ -235,9 +279,7 @@ std::vector<std::string> FollowerIndex::followerSourcesOf(const json::object& bi
 
 std::vector<std::string> FollowerIndex::followerBindingsOf(const json::object& binding) const {
   auto out = federatedKeys(followerKeysOf(binding));
-  for (const auto& follower : bindingsRequiring(binding))
-    out.push_back(u::stringAt(*follower, {"metadata", "namespace"}) + "/" +
-                  u::stringAt(*follower, {"metadata", "name"}));
+  for (const auto& follower : bindingsRequiring(binding)) out.push_back(kube::objectKey(*follower));
   return out;
 }
 

@@ -26,11 +26,13 @@ struct IndexInformers {
   kube::SharedInformer& bindings;
   kube::SharedInformer& federatedDeployments;
   kube::SharedInformer& federatedObjects;
+  // ClusterResourceBindings: a cluster-scoped follower's (a CRD's) requirements.
+  kube::SharedInformer* clusterBindings = nullptr;
 };
 
 // On federated objects: "need:<ObjectKey>" for each object its template names (the interpreter's
 // dependencies), "pod:<ns>/<key>=<value>" for each label of the pods it runs (a Service's selector
-// finds them).
+// finds them), "crd:<group>/<kind>" for a custom resource (its CRD finds it).
 inline constexpr const char* kNeedsIndex = "flotilla.io/needs";
 // On bindings: "<ns>/<name>" of each leader in spec.requiredBy.
 inline constexpr const char* kRequiredByIndex = "flotilla.io/required-by";
@@ -49,6 +51,22 @@ std::vector<std::string> selectorIndexValues(const boost::json::object& service)
 // The kSelectorIndex value of one label.
 std::string selectorValue(const std::string& ns, std::string_view key,
                           const boost::json::value& value);
+// The host's CustomResourceDefinitions as its caches hold them (none where they are not watched:
+// no policy that lets dependencies follow selects a custom resource).
+struct CrdLookup {
+  // The CRD serving `kind` of `group`; null when none is cached (not a custom resource: an
+  // aggregated API has no CRD).
+  std::function<kube::ObjectPtr(const std::string& group, const std::string& kind)> serving;
+  // CRD `name`; null when it is not cached.
+  std::function<kube::ObjectPtr(const std::string& name)> named;
+};
+// On the CRD informer: "<spec.group>/<spec.names.kind>".
+inline constexpr const char* kCrdIndex = "flotilla.io/serves";
+std::vector<std::string> crdIndexValues(const boost::json::object& crd);
+// The kind through which a custom resource needs its CRD.
+inline constexpr std::pair<const char*, const char*> kCrdKind = {"apiextensions.k8s.io/v1",
+                                                                 "CustomResourceDefinition"};
+
 // Whether the caches of every follower kind in a namespace have synced: until then what follows
 // whom is not known (a restarting operator must not take a Service it has not listed yet for one
 // that is gone).
@@ -73,7 +91,8 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
 
 class FollowerIndex {
  public:
-  FollowerIndex(IndexInformers informers, ServiceLookup services, SourcesSynced synced = nullptr);
+  FollowerIndex(IndexInformers informers, ServiceLookup services, SourcesSynced synced = nullptr,
+                CrdLookup crds = {});
 
   // Whether the answers for namespace `ns` are complete (SourcesSynced).
   bool ready(const std::string& ns) const { return !synced_ || synced_(ns); }
@@ -89,9 +108,9 @@ class FollowerIndex {
   std::vector<api::BindingRequirement> requiredBy(const Dependency& follower) const;
   // The ObjectKey texts of what a binding's object needs: for the federate controller's queue.
   std::vector<std::string> followerKeysOf(const boost::json::object& binding) const;
-  // The bindings of the same namespace whose spec.requiredBy names `binding` (its followers as
-  // last recorded): looked at again when it changes or goes, even once its federated object is
-  // gone from the cache.
+  // The bindings (of the same namespace, or ClusterResourceBindings) whose spec.requiredBy
+  // names `binding` (its followers as last recorded): looked at again when it changes or goes,
+  // even once its federated object is gone from the cache.
   std::vector<kube::ObjectPtr> bindingsRequiring(const boost::json::object& binding) const;
   // followerKeysOf, plus the sources of bindingsRequiring (ObjectKey texts).
   std::vector<std::string> followerSourcesOf(const boost::json::object& binding) const;
@@ -114,9 +133,13 @@ class FollowerIndex {
   std::optional<Leader> leaderFor(const boost::json::object& binding,
                                   const boost::json::object& object) const;
 
+  // What the caches add to a leader's needs: a custom resource's CRD.
+  std::vector<Dependency> cachedNeeds(const boost::json::object& object) const;
+
   IndexInformers informers_;
   ServiceLookup services_;
   SourcesSynced synced_;
+  CrdLookup crds_;
 };
 
 }  // namespace flotilla::controllers::dependencies

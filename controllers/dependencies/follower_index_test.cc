@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "controllers/common/typed.h"
 #include "controllers/testing/reconciler_env.h"
@@ -152,6 +153,83 @@ TEST_F(FollowerIndexTest, BindingsRequiringALeaderAreALookupOfTheirRequiredBy) {
   ASSERT_TRUE(io.run(client->update(res::kResourceBindings, current)));
   caughtUp(*rbs, "env-configmap");
   EXPECT_TRUE(index.bindingsRequiring(*leader).empty());
+}
+
+// A custom resource needs its CRD (cluster-scoped): the leaders of the CRD are the custom
+// resources of every namespace whose kind it serves, and its requirements name each with its own
+// namespace. A kind without a cached CRD (an aggregated API) needs none.
+TEST_F(FollowerIndexTest, ACustomResourceNeedsItsCrdInEveryNamespace) {
+  kube::Indexer crdCache;
+  crdCache.addIndex(kCrdIndex, crdIndexValues);
+  crdCache.upsert(std::make_shared<const json::object>(testing::parseObject(
+      R"({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+          "metadata": {"name": "widgets.example.com"},
+          "spec": {"group": "example.com", "scope": "Namespaced",
+                   "names": {"kind": "Widget", "plural": "widgets"}}})")));
+  FollowerIndex index({*rbs, *fds, *fos}, {}, nullptr,
+                      {.serving =
+                           [&](const std::string& group, const std::string& kind) {
+                             auto found = crdCache.byIndex(kCrdIndex, group + "/" + kind);
+                             return found.empty() ? nullptr : found.front();
+                           },
+                       .named = [&](const std::string& name) { return crdCache.get(name); }});
+  const std::string other = ns + "-b";
+  create(*client, res::kNamespaces,
+         json::object{{"apiVersion", "v1"},
+                      {"kind", "Namespace"},
+                      {"metadata", json::object{{"name", other}}}});
+  // A FederatedObject of `apiVersion`/`kind` NAME and its binding on `cluster`, in namespace
+  // `in`.
+  auto customResource = [&](std::string in, const std::string& apiVersion,
+                            const std::string& kind, const std::string& name,
+                            const std::string& cluster) {
+    std::swap(ns, in);  // (the fixture creates in `ns`)
+    const std::string federated =
+        federatedName(name, kind, apiVersion.substr(0, apiVersion.find('/')));
+    auto fo = create(res::kFederatedObjects,
+                     R"({"apiVersion": "flotilla.io/v1alpha1", "kind": "FederatedObject",
+                         "metadata": {"name": ")" + federated + R"("},
+                         "spec": {"template": {"apiVersion": ")" + apiVersion + R"(",
+                           "kind": ")" + kind + R"(", "metadata": {"name": ")" + name +
+                         R"("}, "spec": {"size": 1}}}})");
+    auto rb = testing::parseObject(binding(federated, cluster));
+    rb["spec"].as_object()["resource"] = json::object{
+        {"apiVersion", "flotilla.io/v1alpha1"}, {"kind", "FederatedObject"}, {"name", federated}};
+    rb["metadata"].as_object()["ownerReferences"] = json::array{json::object{
+        {"apiVersion", "flotilla.io/v1alpha1"},
+        {"kind", "FederatedObject"},
+        {"name", federated},
+        {"uid", fo["metadata"].as_object()["uid"]},
+        {"controller", true}}};
+    create(*client, res::kResourceBindings, rb);
+    caughtUpOn(*client, *fos, ns, federated);
+    caughtUpOn(*client, *rbs, ns, federated);
+    std::swap(ns, in);
+    return federated;
+  };
+  const std::string here = ns;
+  const auto a = customResource(here, "example.com/v1", "Widget", "a", "member1");
+  const auto b = customResource(other, "example.com/v1", "Widget", "b", "member2");
+  const auto m = customResource(here, "metrics.example.org/v1", "Sample", "m", "member1");
+
+  const Dependency crd{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
+                       "widgets.example.com", false};
+  const auto leaders = index.leadersOf(crd);
+  ASSERT_EQ(leaders.size(), 2u);
+  const auto required = index.requiredBy(crd);
+  ASSERT_EQ(required.size(), 2u);
+  using Requirement = std::tuple<std::string, std::string, std::vector<std::string>>;
+  std::vector<Requirement> got;
+  for (const auto& r : required) got.emplace_back(r.namespace_, r.name, r.clusters);
+  std::sort(got.begin(), got.end());
+  const std::vector<Requirement> want{{here, a, {"member1"}}, {other, b, {"member2"}}};
+  EXPECT_EQ(got, want);
+  const ObjectKey crdKey{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
+                        "widgets.example.com"};
+  EXPECT_EQ(index.followerKeysOf(*rbs->store().get(here + "/" + a)),
+            std::vector<std::string>{crdKey.str()});
+  EXPECT_FALSE(index.leaderOf(*rbs->store().get(here + "/" + m)))
+      << "no CRD serves metrics.example.org Sample: it needs nothing";
 }
 
 }  // namespace

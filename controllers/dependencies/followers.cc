@@ -35,11 +35,11 @@ std::vector<FollowerPlacement> planFollowers(const std::vector<Leader>& leaders,
       if (optOut.count(id)) continue;
       auto& placement = byObject[id];
       placement.follower = id;
-      placement.requiredBy.insert(leader.key);
+      placement.requiredBy.insert(leader.id());
       for (const auto* on : {&leader.clusters, &leader.presentOn}) {
         for (const auto& cluster : *on) {
           placement.clusters.insert(cluster);
-          placement.leadersOn[cluster].insert(leader.key);
+          placement.leadersOn[cluster].insert(leader.id());
         }
       }
       auto [it, first] = allOptional.emplace(id, need.optional);

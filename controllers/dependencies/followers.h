@@ -17,7 +17,7 @@ using interpreter::Dependency;
 
 // A propagated workload whose dependencies follow it.
 struct Leader {
-  std::string key;                 // its binding ("shop/web-deployment" or "shop/web")
+  std::string key;  // its binding's name ("web-deployment" or "web")
   std::set<std::string> clusters;  // where it is placed now (the binding's spec.clusters)
   // Where its member copy still exists (being deleted, or holding replicas during a move): its
   // pods there may restart and need their followers until it is gone. A deleted leader stays in
@@ -25,6 +25,10 @@ struct Leader {
   std::set<std::string> presentOn;
   std::vector<Dependency> needs;  // the interpreter's dependencies of its template
   bool follow = true;             // the policy's spec.dependencies is Follow (not Ignore)
+  std::string ns;  // its binding's namespace ("" in tables of one namespace)
+  // "ns/key", or the key alone without a namespace: how a follower's plan names it (a
+  // cluster-scoped follower, a CRD, has leaders in many namespaces).
+  std::string id() const { return ns.empty() ? key : ns + "/" + key; }
 };
 
 // Where one follower must be: the union of its leaders' clusters and of the clusters their copies
@@ -32,7 +36,8 @@ struct Leader {
 struct FollowerPlacement {
   Dependency follower;  // optional only when every leader's reference to it is optional
   std::set<std::string> clusters;
-  // Per cluster, the leaders that need it there: it leaves a cluster only when none remains.
+  // Per cluster, the leaders that need it there (Leader::id): it leaves a cluster only when none
+  // remains.
   std::map<std::string, std::set<std::string>> leadersOn;
   std::set<std::string> requiredBy;  // every leader naming it
   bool operator==(const FollowerPlacement&) const = default;

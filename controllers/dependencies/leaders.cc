@@ -29,7 +29,8 @@ std::set<std::string> namesAt(const json::object& o, u::Path path, std::string_v
 }  // namespace
 
 std::optional<Leader> leaderOf(const json::object& binding, const json::object& object,
-                               const std::vector<const json::object*>& services) {
+                               const std::vector<const json::object*>& services,
+                               const std::vector<Dependency>& extraNeeds) {
   const auto interpreter = interpreter::Registry::builtIn().of(u::stringAt(object, {"apiVersion"}),
                                                                u::stringAt(object, {"kind"}));
   Leader leader;
@@ -37,10 +38,12 @@ std::optional<Leader> leaderOf(const json::object& binding, const json::object& 
   if (const json::object* labels = interpreter.podLabels(object)) {
     auto selecting = interpreter::selectingServices(*labels, services);
     leader.needs.insert(leader.needs.end(), selecting.begin(), selecting.end());
-    interpreter::normalize(leader.needs);
   }
+  leader.needs.insert(leader.needs.end(), extraNeeds.begin(), extraNeeds.end());
+  interpreter::normalize(leader.needs);
   if (leader.needs.empty()) return std::nullopt;
   leader.key = u::stringAt(binding, {"metadata", "name"});
+  leader.ns = u::stringAt(binding, {"metadata", "namespace"});
   leader.follow = u::stringAt(binding, {"spec", "dependencies"}) != "Ignore";
   // A binding being deleted is placed nowhere; its copies still count until they are gone.
   if (u::find(binding, {"metadata", "deletionTimestamp"}) == nullptr)
@@ -75,8 +78,12 @@ std::vector<api::BindingRequirement> requirementsFor(const std::vector<FollowerP
   for (const auto& leader : it->requiredBy) byLeader[leader];
   for (const auto& [cluster, leaders] : it->leadersOn)
     for (const auto& leader : leaders) byLeader[leader].push_back(cluster);
-  for (auto& [leader, clusters] : byLeader)
-    out.push_back({.namespace_ = ns, .name = leader, .clusters = std::move(clusters)});
+  for (auto& [leader, clusters] : byLeader) {
+    const auto slash = leader.find('/');
+    out.push_back({.namespace_ = slash == std::string::npos ? ns : leader.substr(0, slash),
+                   .name = slash == std::string::npos ? leader : leader.substr(slash + 1),
+                   .clusters = std::move(clusters)});
+  }
   return out;
 }
 

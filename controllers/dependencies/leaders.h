@@ -22,16 +22,18 @@ namespace flotilla::controllers::dependencies {
 // binding being deleted still leads while a member copy remains. Its copies are where
 // status.aggregatedStatus has an entry that does not say none was made (PendingCreate,
 // CreationFailed, Conflict): a cluster it waits on is not one it runs on.
+// `extraNeeds`: what the caches add (a custom resource's CustomResourceDefinition).
 std::optional<Leader> leaderOf(const boost::json::object& binding,
                                const boost::json::object& object,
-                               const std::vector<const boost::json::object*>& services);
+                               const std::vector<const boost::json::object*>& services,
+                               const std::vector<Dependency>& extraNeeds = {});
 
 // The same object, whatever the reference's optional flag.
 bool sameObject(const Dependency& a, const Dependency& b);
 
 // What `follower`'s binding records in spec.requiredBy: one entry per leader naming it (in
-// namespace `ns`, sorted by name) with the clusters where that leader needs it. Empty when no
-// leader names it: it follows nothing.
+// its own namespace, or `ns` for a plan whose leaders carry none; sorted) with the clusters where
+// that leader needs it. Empty when no leader names it: it follows nothing.
 std::vector<api::BindingRequirement> requirementsFor(const std::vector<FollowerPlacement>& plan,
                                                      const Dependency& follower,
                                                      const std::string& ns);

@@ -75,6 +75,35 @@ TEST(RequirementsFor, OneEntryPerLeaderWithTheClustersWhereItNeedsTheFollower) {
   EXPECT_TRUE(requirementsFor(plan, {"v1", "Secret", "shop", "shared", false}, "shop").empty());
 }
 
+// A cluster-scoped follower (a CRD) has leaders in many namespaces: each requirement names its
+// leader's own namespace, and two leaders of one name in two namespaces stay two.
+TEST(RequirementsFor, LeadersOfManyNamespacesKeepTheirNamespaces) {
+  const Dependency crd{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
+                       "widgets.example.com", false};
+  std::vector<Leader> leaders{{"w", {"c1"}, {}, {crd}, true}, {"w", {"c2"}, {}, {crd}, true}};
+  leaders[0].ns = "shop";
+  leaders[1].ns = "lab";
+  const auto required = requirementsFor(planFollowers(leaders), crd, "");
+  ASSERT_EQ(required.size(), 2u);
+  EXPECT_EQ(required[0], (api::BindingRequirement{"lab", "w", {"c2"}}));
+  EXPECT_EQ(required[1], (api::BindingRequirement{"shop", "w", {"c1"}}));
+}
+
+TEST(LeaderOf, WhatTheCachesAddIsNeededToo) {
+  const auto binding = parse(R"({"metadata": {"name": "a-widget", "namespace": "shop"},
+    "spec": {"clusters": [{"name": "c1"}]}})");
+  const auto widget = parse(R"({"apiVersion": "example.com/v1", "kind": "Widget",
+    "metadata": {"name": "a", "namespace": "shop"}, "spec": {}})");
+  EXPECT_FALSE(leaderOf(binding, widget, {})) << "nothing named, nothing added";
+  const Dependency crd{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
+                       "widgets.example.com", false};
+  const auto leader = leaderOf(binding, widget, {}, {crd});
+  ASSERT_TRUE(leader);
+  EXPECT_EQ(leader->needs, std::vector<Dependency>{crd});
+  EXPECT_EQ(leader->ns, "shop");
+  EXPECT_EQ(leader->id(), "shop/a-widget");
+}
+
 TEST(TargetsOf, TheSchedulersClustersThenTheLeadersOthers) {
   api::ResourceBinding rb;
   rb.spec.clusters = {{"c1", 0}};

@@ -1,6 +1,9 @@
 #include "controllers/federate/object_controller.h"
 
+#include <algorithm>
+
 #include "api/json_codec.h"
+#include "api/names.h"
 #include "controllers/common/await.h"
 #include "controllers/common/log.h"
 #include "controllers/common/managed.h"
@@ -134,6 +137,20 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
       for (const auto& p : clusterPolicies)
         if (p.spec.dependencies != "Ignore") kinds[{apiVersion, kind}].add("");
     }
+    // A custom resource needs its CRD: CRDs are watched (host-wide: cluster-scoped) while a policy
+    // that lets dependencies follow names a kind of a group Kubernetes does not serve.
+    auto namesCustom = [](const std::vector<api::ResourceSelector>& selectors) {
+      return std::any_of(selectors.begin(), selectors.end(), [](const api::ResourceSelector& s) {
+        const auto slash = s.apiVersion.find('/');
+        return slash != std::string::npos && !api::kubernetesGroup(s.apiVersion.substr(0, slash));
+      });
+    };
+    bool custom = false;
+    for (const auto& p : policies)
+      custom = custom || (p.spec.dependencies != "Ignore" && namesCustom(p.spec.resourceSelectors));
+    for (const auto& p : clusterPolicies)
+      custom = custom || (p.spec.dependencies != "Ignore" && namesCustom(p.spec.resourceSelectors));
+    if (custom) kinds[{dependencies::kCrdKind.first, dependencies::kCrdKind.second}].add("");
   }
   // A kind no policy names any more stays watched while federated objects of it remain: their
   // sources are reconciled once more, which unfederates them (the informer stops when the last
@@ -202,11 +219,11 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcile(const std
       existing && claimedPolicyExists(existing->metadata.annotations, informers_.policies,
                                       informers_.clusterPolicies);
   const auto interpreter = interpreter::Registry::builtIn().of(key->apiVersion, key->kind);
-  // A workload needs it (docs/design.md §12): a namespaced object not opted out.
-  // Until the namespace's follower caches have synced, a federated object stays.
+  // A workload needs it (docs/design.md §12): an object not opted out (a cluster-scoped one: the
+  // CRD of custom resources). Until the follower caches have synced, a federated object stays.
   bool followed = false;
   bool unsure = false;
-  if (options_.followers && !key->ns.empty() && interpreter::mayFollow(source)) {
+  if (options_.followers && interpreter::mayFollow(source)) {
     unsure = !options_.followers->ready(key->ns);
     followed = unsure ? existing.has_value()
                       : !options_.followers

@@ -14,14 +14,18 @@ namespace {
 // Where a follower's binding has it applied, or found an object of that name Flotilla may not
 // take over (Conflict): the workload's pods find one there either way, and waiting for a
 // conflict someone else must resolve would hold the workload back forever (the follower's own
-// binding reports the conflict).
+// binding reports the conflict). An applied copy still Progressing or Unhealthy there (the sync
+// writes a follower's health only for kinds whose workloads wait for it: a CRD not established
+// yet) is not ready for them.
 std::set<std::string> appliedOn(const json::object& binding) {
   std::set<std::string> out;
   if (const json::array* items = u::findArray(binding, {"status", "aggregatedStatus"})) {
     for (const auto& item : *items) {
       if (!item.is_object()) continue;
       const auto* applied = item.as_object().if_contains("applied");
-      if ((applied && applied->is_bool() && applied->get_bool()) ||
+      const std::string health = u::stringAt(item.as_object(), {"health"});
+      const bool ready = health != "Progressing" && health != "Unhealthy";
+      if ((applied && applied->is_bool() && applied->get_bool() && ready) ||
           u::stringAt(item.as_object(), {"propagation"}) == propagation::kConflict)
         out.insert(u::stringAt(item.as_object(), {"clusterName"}));
     }
@@ -66,8 +70,10 @@ std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, cons
       state.onHost = true;
     }
     const std::string name = federatedName(need.name, need.kind, key.group());
-    if (const auto rb = in.bindings->store().get(need.ns + "/" + name))
-      state.appliedOn = appliedOn(*rb);
+    const auto rb = need.ns.empty()
+                        ? (in.clusterBindings ? in.clusterBindings->store().get(name) : nullptr)
+                        : in.bindings->store().get(need.ns + "/" + name);
+    if (rb) state.appliedOn = appliedOn(*rb);
     states.emplace(id, std::move(state));
   }
   const auto created = api::parseRfc3339(u::stringAt(binding, {"metadata", "creationTimestamp"}));

@@ -17,6 +17,7 @@ namespace flotilla::controllers::sync {
 struct GateInputs {
   const dependencies::FollowerIndex* followers = nullptr;  // null: nothing follows
   const kube::SharedInformer* bindings = nullptr;          // the followers' bindings
+  const kube::SharedInformer* clusterBindings = nullptr;   // a cluster-scoped follower's (CRD)
   // A follower's source on the host (null: gone, or its kind is not watched there).
   std::function<kube::ObjectPtr(const ObjectKey&)> sourceOf;
   // A leader whose binding is younger than this waits for a missing follower too (gateLeader's

@@ -74,5 +74,33 @@ TEST(WaitingForDependencies, TheGatesWaitsOnly) {
                      std::string(kWaitingForDependencies) + "ConfigMap shop/env", true}));
 }
 
+// A follower is ready on a cluster once applied there; one whose health the sync records (a CRD,
+// Interpreter::followersWaitUntilHealthy) only once that health is not Progressing or Unhealthy:
+// the change to Healthy is what brings its workloads back.
+TEST(FollowerAppliedChanged, AnAppliedCrdCountsOnceEstablished) {
+  auto crd = [](const char* item) {
+    return std::make_shared<const json::object>(
+        json::parse(std::string(R"({"metadata": {"name": "widgets.example.com-customresourcedefinition"},
+          "spec": {"requiredBy": [{"namespace": "shop", "name": "a-widget", "clusters": ["member1"]}]},
+          "status": {"aggregatedStatus": [)") +
+                    item + "]}}")
+            .as_object());
+  };
+  const auto applying = crd(
+      R"({"clusterName": "member1", "applied": true, "propagation": "OK", "health": "Progressing"})");
+  const auto established = crd(
+      R"({"clusterName": "member1", "applied": true, "propagation": "OK", "health": "Healthy"})");
+  const auto unknown = crd(
+      R"({"clusterName": "member1", "applied": true, "propagation": "OK", "health": "Unknown"})");
+  const auto pending =
+      crd(R"({"clusterName": "member1", "applied": false, "propagation": "PendingCreate"})");
+  const auto changed = followerAppliedChanged();
+  EXPECT_TRUE(changed.update(applying, established));
+  EXPECT_FALSE(changed.update(pending, applying)) << "applied, not established: not ready yet";
+  EXPECT_FALSE(changed.update(established, unknown)) << "a health not recorded: applied is ready";
+  EXPECT_TRUE(changed.update(established, applying));
+  EXPECT_EQ(mapFollowerToLeaders()(established), std::vector<std::string>{"shop/a-widget"});
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::sync

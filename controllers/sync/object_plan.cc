@@ -1,6 +1,7 @@
 #include "controllers/sync/object_plan.h"
 
 #include <algorithm>
+#include <boost/json/serialize.hpp>
 
 #include "api/conditions.h"
 #include "api/unstructured.h"
@@ -45,6 +46,17 @@ api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
   return result;
 }
 
+std::string releasePatch(const std::string& bindingKey) {
+  json::object labels{{kManagedByLabel, nullptr},
+                      {kBindingLabel, nullptr},
+                      {kHostLabel, nullptr},
+                      {kClusterLabel, nullptr}};
+  json::object annotations{{kBindingAnnotation, nullptr}, {kReleasedByAnnotation, bindingKey}};
+  return json::serialize(json::object{
+      {"metadata", json::object{{"labels", std::move(labels)},
+                                {"annotations", std::move(annotations)}}}});
+}
+
 bool adopted(const json::object& live) {
   return u::stringAt(live, {"metadata", "annotations", kAdoptedAnnotation}) == "true";
 }
@@ -53,10 +65,23 @@ MemberPlan planMember(const MemberInput& in) {
   MemberPlan out;
   const bool ours = in.live && managedFor(*in.live, in.bindingKey, in.hostId);
   if (!in.targeted) {
-    if (ours && !adopted(*in.live)) out.step = MemberStep::kDelete;
+    if (ours && !adopted(*in.live)) {
+      const bool keep = in.keptWhenUnfollowed && in.followerOnly;
+      out.step = keep ? MemberStep::kRelease : MemberStep::kDelete;
+      if (keep) out.message = in.keptWhenUnfollowed;
+    }
     return out;
   }
   if (!in.live) {
+    out.step = MemberStep::kApply;
+    return out;
+  }
+  // A copy this binding released when its workloads left: taken back (it is applied again,
+  // which marks it as Flotilla's), unless another Flotilla manages it since.
+  if (!ours &&
+      u::stringAt(*in.live, {"metadata", "annotations", kReleasedByAnnotation}) == in.bindingKey &&
+      managingBinding(*in.live, in.hostId).empty() &&
+      u::stringAt(*in.live, {"metadata", "labels", kManagedByLabel}) != kManagedByValue) {
     out.step = MemberStep::kApply;
     return out;
   }

@@ -32,6 +32,8 @@ enum class MemberStep {
   kApply,     // server-side apply of the desired object
   kConflict,  // an object Flotilla does not manage is in the way: untouched, reported
   kDelete,    // ours, no longer wanted there
+  kRelease,   // ours, no longer wanted there, but a follower of a kind kept on members:
+              // Flotilla's marks are removed and the object left to the member (releasePatch)
 };
 
 struct MemberPlan {
@@ -50,7 +52,18 @@ struct MemberInput {
   // Set for a kind Flotilla does not adopt (Deployments, docs/decisions.md): why, told in the
   // Conflict message instead of the Adopt hint.
   const char* notAdopted = nullptr;
+  // Not targeted: the kind's copies are kept when no workload needs them (its reason) and this
+  // copy was there only as a follower (no policy of its own selects the object).
+  const char* keptWhenUnfollowed = nullptr;
+  bool followerOnly = false;
 };
+
+// On a member object Flotilla released (MemberStep::kRelease): the binding it was released by.
+// The same binding targeting that cluster again takes it back (a workload returning finds its
+// data), where any other object of that name is a conflict.
+inline constexpr const char* kReleasedByAnnotation = "flotilla.io/released-by";
+// A JSON merge patch removing Flotilla's marks (managed.h) and recording kReleasedByAnnotation.
+std::string releasePatch(const std::string& bindingKey);
 
 // Targeted: create what is missing; update ours when it no longer holds the desired fields;
 // an object of that name Flotilla does not manage (or manages for another binding, or another

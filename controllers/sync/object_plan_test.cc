@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include "api/conditions.h"
+#include "api/patch.h"
 #include "api/test_util.h"
 #include "controllers/common/managed.h"
 
@@ -126,6 +128,54 @@ TEST(PlanMember, Table) {
       }
     }
   }
+}
+
+// A follower of a kind kept on members (a CRD) that no workload needs there any more is released,
+// not deleted: Flotilla's marks go, the binding that released it is recorded, and that binding
+// (only it) takes it back when a workload needs it there again.
+TEST(PlanMember, AKeptFollowerIsReleasedAndTakenBackByItsOwnBinding) {
+  const auto want = desired("member1");
+  const char* why = "deleting it would delete more";
+  auto untargeted = [&](const json::object& live, bool followerOnly) {
+    return planMember({.targeted = false,
+                       .live = &live,
+                       .bindingKey = kKey,
+                       .hostId = "host-1",
+                       .keptWhenUnfollowed = why,
+                       .followerOnly = followerOnly});
+  };
+  const auto released = untargeted(want, true);
+  EXPECT_EQ(released.step, MemberStep::kRelease);
+  EXPECT_EQ(released.message, why);
+  EXPECT_EQ(untargeted(want, false).step, MemberStep::kDelete)
+      << "a policy of its own selected it: its placement decides";
+  EXPECT_EQ(untargeted(desired("member1", true), true).step, MemberStep::kNone)
+      << "an adopted copy is never touched";
+
+  auto patched = api::applyMergePatch(json::value(want), json::parse(releasePatch(kKey)));
+  ASSERT_TRUE(patched) << patched.error();
+  const json::object left = patched->as_object();
+  EXPECT_TRUE(managingBinding(left).empty()) << json::serialize(left);
+  EXPECT_FALSE(left.at("metadata").at("labels").as_object().contains(kManagedByLabel));
+  EXPECT_FALSE(left.at("metadata").at("labels").as_object().contains(kHostLabel));
+  EXPECT_EQ(left.at("metadata").at("annotations").at(kReleasedByAnnotation), kKey);
+  EXPECT_EQ(left.at("metadata").at("labels").at("app"), "web") << "the object's own labels stay";
+  EXPECT_EQ(untargeted(left, true).step, MemberStep::kNone) << "released: no longer Flotilla's";
+
+  auto targeted = [&](const json::object& live, const std::string& key) {
+    return planMember({.targeted = true,
+                       .desired = &want,
+                       .live = &live,
+                       .bindingKey = key,
+                       .hostId = "host-1"});
+  };
+  EXPECT_EQ(targeted(left, kKey).step, MemberStep::kApply) << "its binding takes it back";
+  EXPECT_FALSE(targeted(left, kKey).adopt);
+  EXPECT_EQ(targeted(left, "demo/another-configmap").step, MemberStep::kConflict);
+  json::object claimed = left;
+  claimed["metadata"].as_object()["labels"].as_object()[kManagedByLabel] = kManagedByValue;
+  EXPECT_EQ(targeted(claimed, kKey).step, MemberStep::kConflict)
+      << "another Flotilla marked it since";
 }
 
 TEST(ObjectStatus, CountsTargetsAndNamesTheFirstProblem) {

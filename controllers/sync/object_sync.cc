@@ -65,6 +65,9 @@ void SyncController::watchClusterObjects(kube::Controller& controller,
                                          kube::SharedInformer& clusters) {
   watchObjects(controller, clusterFederatedObjects);
   controller.watch(clusterBindings, kube::mapToSelf(), kube::generationChanged());
+  // A CRD established on a cluster its custom resources wait for (docs/design.md §12).
+  if (options_.followers)
+    controller.watch(clusterBindings, mapFollowerToLeaders(), followerAppliedChanged());
   watchClusterReadiness(controller, clusters, clusterBindings);
 }
 
@@ -168,6 +171,7 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
       return fail(propagation::kConflict, plan.message);
     case MemberStep::kNone:
     case MemberStep::kDelete:  // (never planned for a target)
+    case MemberStep::kRelease:
       out.health = interpreter.health(live ? &*live : nullptr);
       *liveOut = std::move(live);
       return out;
@@ -213,6 +217,23 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   return out;
 }
 
+std::optional<std::string> SyncController::release(MemberConnection& member,
+                                                   const kube::ResourceId& resource,
+                                                   const std::string& key, const std::string& ns,
+                                                   const std::string& name,
+                                                   const std::string& cluster, const char* why) {
+  auto patched = await(member.executor(), member.client().patch(resource, ns, name,
+                                                                kube::PatchType::kMerge,
+                                                                releasePatch(key)));
+  if (!patched && patched.error().code != 404) return patched.error().message;
+  if (patched)
+    log::info(kObjectSync, key,
+              "left " + resource.kind + " " + (ns.empty() ? name : ns + "/" + name) + " on " +
+                  cluster + " when no workload needed it any more (" + why +
+                  "); no longer Flotilla's there");
+  return std::nullopt;
+}
+
 api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::string& key,
                                                                    const kube::ObjectPtr& cached) {
   auto decoded = fromObject<api::FederatedObject>(cached);
@@ -253,7 +274,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     }
     const auto follow = fo.metadata.annotations.find(interpreter::kFollowAnnotation);
     const bool optedOut = follow != fo.metadata.annotations.end() && follow->second == "false";
-    if (options_.followers && !ns.empty() && !optedOut) {
+    if (options_.followers && !optedOut) {
       if (!options_.followers->ready(ns))
         return kube::ReconcileResult{false, std::chrono::seconds(1)};  // not known yet
       for (const auto& r : options_.followers->requiredBy({apiVersion, kind, ns, name, false}))
@@ -271,6 +292,12 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       remade = source &&
                u::stringAt(*source, {"metadata", "uid"}) != fo.metadata.ownerReferences.front().uid;
     }
+    // Followed and no longer needed, while the object itself is still on the host.
+    bool keptUnfollowed = false;
+    if (interpreter.keptWhenUnfollowed() &&
+        fo.metadata.annotations.find(kPolicyAnnotation) == fo.metadata.annotations.end() &&
+        options_.sourceOf)
+      keptUnfollowed = options_.sourceOf(ObjectKey{apiVersion, kind, ns, name}) != nullptr;
     auto removeFrom = [&](MemberConnection& member,
                           const std::string& cluster) -> std::optional<std::string> {
       if (auto it = neededOn.find(cluster); it != neededOn.end()) {
@@ -293,6 +320,14 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
         // Only the copy of this object (its own name), and only Flotilla's, never an adopted one.
         if (u::stringAt(o, {"metadata", "name"}) != name) continue;
         if (!managedFor(o, key, options_.hostId) || adopted(o)) continue;
+        // No workload needs it any more but it is still on the host: a kind kept on members
+        // is left there (its deletion would take more with it). Deleted on the host, it goes.
+        if (keptUnfollowed && !remade) {
+          if (auto failed = release(member, *resource, key, ns, name, cluster,
+                                    interpreter.keptWhenUnfollowed()))
+            problem = std::move(failed);
+          continue;
+        }
         kube::DeleteOptions options;
         options.preconditionUid = memberUid(o);
         auto gone = await(member.executor(), member.client().remove(*resource, ns, name, options));
@@ -373,7 +408,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   std::vector<ClusterState> states;
   std::vector<std::optional<json::object>> lives;
   // Its followers first on a cluster it is not on yet (docs/design.md §12).
-  const auto gate = gateOf(*rbObject, {options_.followers, bindings, options_.sourceOf,
+  const auto gate = gateOf(*rbObject, {options_.followers, &informers_.bindings,
+                                       informers_.clusterBindings, options_.sourceOf,
                                        options_.missingGrace, options_.wallClock()});
   for (const auto& action : plan.actions) {
     if (action.step != SyncStep::kRemove && gate && gate->blocked.count(action.cluster)) {
@@ -414,7 +450,17 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
                                   .live = &*got,
                                   .bindingKey = key,
                                   .hostId = options_.hostId,
-                                  .adoptAllowed = adoptAllowed});
+                                  .adoptAllowed = adoptAllowed,
+                                  .keptWhenUnfollowed = interpreter.keptWhenUnfollowed(),
+                                  .followerOnly = followerOnly});
+    if (step.step == MemberStep::kRelease) {
+      if (auto problem =
+              release(*member, *resource, key, ns, name, cluster, step.message.c_str())) {
+        retry.soon = true;
+        states.push_back({cluster, propagation::kDeletionFailed, *problem, {}, false});
+      }
+      continue;
+    }
     if (step.step != MemberStep::kDelete) continue;
     kube::DeleteOptions options;
     options.preconditionUid = memberUid(*got);
@@ -439,7 +485,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   const auto now = options_.wallClock();
   const std::string nowText = api::formatRfc3339(now);
   std::vector<ClusterOutcome> outcomes;
-  for (const auto& s : states) outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
+  for (const auto& s : states) {
+    outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
+    if (interpreter.followersWaitUntilHealthy() && s.propagation == propagation::kOK)
+      outcomes.back().health = std::string(interpreter::toString(s.health.health));
+  }
   // A new workload whose followers are being applied: nothing to say yet (dependency_gate.h).
   if (deferWaitingStatus(*rbObject, gate, outcomes,
                          {.missingGrace = options_.missingGrace, .now = now}))

@@ -463,7 +463,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   const SyncPlan plan = planSync(input);
   // Its followers first on a cluster it is not on yet (docs/design.md §12).
-  const auto gate = gateOf(*rbObject, {options_.followers, &informers_.bindings, options_.sourceOf,
+  const auto gate = gateOf(*rbObject, {options_.followers, &informers_.bindings,
+                                       informers_.clusterBindings, options_.sourceOf,
                                        options_.missingGrace, options_.wallClock()});
 
   Retry retry;

@@ -99,6 +99,12 @@ class SyncController final : public kube::Reconciler {
                                  const std::string& key, const std::string& cluster,
                                  int32_t replicas, bool adoptAllowed, Retry* retry,
                                  std::optional<boost::json::object>* liveOut);
+  // Removes Flotilla's marks from a follower's member copy that no workload needs any more and
+  // whose kind is kept on members (`why`); nullopt when done (or it is gone), else the error.
+  std::optional<std::string> release(MemberConnection& member, const kube::ResourceId& resource,
+                                     const std::string& key, const std::string& ns,
+                                     const std::string& name, const std::string& cluster,
+                                     const char* why);
   ClusterOutcome syncCluster(const api::FederatedDeployment& fd, const std::string& key,
                              const std::string& cluster, int32_t replicas, Retry* retry);
   api::Result<kube::ReconcileResult> cleanup(const api::FederatedDeployment& fd,

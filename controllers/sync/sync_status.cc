@@ -34,6 +34,7 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
     item.applied = ok && o.target;
     item.propagation = o.propagation;
     item.message = ok ? (o.held ? o.message : "") : o.message;
+    if (!o.health.empty()) item.health = o.health;
     if (item.health.empty()) item.health = "Unknown";
     items.push_back(std::move(item));
   }

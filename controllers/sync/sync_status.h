@@ -34,6 +34,9 @@ struct ClusterOutcome {
   // Not a target any more, but a make-before-break move still holds replicas there: it keeps an
   // entry (applied false) so that what follows the workload stays there too (docs/design.md §12).
   bool held = false;
+  // The copy's health there, for a kind whose workloads wait until it is healthy (a CRD:
+  // Interpreter::followersWaitUntilHealthy); empty: not recorded (the entry keeps its own).
+  std::string health;
 };
 
 // The status after a sync pass. Entries: one per target cluster (sorted by name), plus

@@ -40,6 +40,19 @@ TEST(SyncStatus, AllAppliedIsFullyApplied) {
   EXPECT_EQ(s.aggregatedStatus[1].propagation, "OK");
 }
 
+// A follower whose workloads wait for its health (a CRD) has it recorded with its propagation;
+// other outcomes leave the entry's health as it was.
+TEST(SyncStatus, AHealthTheSyncReportsIsRecorded) {
+  auto rb = binding();
+  rb.status.aggregatedStatus = {{.clusterName = "member2", .health = "Healthy"}};
+  ClusterOutcome progressing{"member1", propagation::kOK, "", true};
+  progressing.health = "Progressing";
+  const auto s = syncStatus(rb, {progressing, {"member2", propagation::kOK, "", true}}, kT0);
+  ASSERT_EQ(s.aggregatedStatus.size(), 2u);
+  EXPECT_EQ(s.aggregatedStatus[0].health, "Progressing");
+  EXPECT_EQ(s.aggregatedStatus[1].health, "Healthy");
+}
+
 // A cluster waiting for the workload's dependencies is not a failure (docs/design.md §12); one
 // failure among waiting clusters is.
 TEST(SyncStatus, WaitingClustersArePendingNotFailed) {
