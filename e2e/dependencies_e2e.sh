@@ -259,6 +259,80 @@ echo "shared-a's Deployment on member1 when shared left it: $(on member1 deploym
 expect_eq "shared-a gone from member1 before shared" "$(on member1 deployment shared-a && echo present || echo gone)" "gone"
 expect_eq "shared stays on member2" "$(mkubectl member2 get cm shared -n "$NS" -o jsonpath='{.data.color}')" "green"
 
+# --- A custom resource pulls in its CRD: only the Gadget is selected; the CRD reaches exactly
+# its clusters, established before the Gadget is sent, and is left there when the Gadget goes ---
+CRD=gadgets.deps.flotilla.io
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: flotilla-operator-gadgets}
+rules:
+- {apiGroups: [deps.flotilla.io], resources: [gadgets], verbs: [list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: flotilla-operator-gadgets}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: flotilla-operator-gadgets}
+subjects: [{kind: ServiceAccount, name: flotilla-operator, namespace: flotilla-system}]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: $CRD}
+spec:
+  group: deps.flotilla.io
+  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+YAML
+kubectl wait --for=condition=Established "crd/$CRD" --timeout=30s >/dev/null
+kubectl apply -n "$NS" -f - >/dev/null <<'YAML'
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: gadgets}
+spec:
+  resourceSelectors:
+  - {apiVersion: deps.flotilla.io/v1, kind: Gadget}
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+---
+apiVersion: deps.flotilla.io/v1
+kind: Gadget
+metadata: {name: knob}
+spec: {size: 3}
+YAML
+on_cluster() { mkubectl "$1" get "$2" "$3" -o name >/dev/null 2>&1; }
+gadget_there() {
+  exactly "$CRD" knob member1 member2 && on_cluster member1 crd "$CRD" && on_cluster member2 crd "$CRD" &&
+    ! on_cluster member3 crd "$CRD" && ! on_cluster member4 crd "$CRD"
+}
+eventually 60 gadget_there || e2e_fail "the CRD and the Gadget should be on member1 and member2 only: $(kubectl get cfo,crb 2>&1; kubectl get fo,rb -n "$NS" 2>&1)"
+expect_eq "member2: the Gadget's spec" "$(mkubectl member2 get "$CRD" knob -n "$NS" -o jsonpath='{.spec.size}')" "3"
+expect_eq "the CRD's binding names the Gadget" \
+  "$(kubectl get crb "$CRD-customresourcedefinition" -o jsonpath='{range .spec.requiredBy[*]}{.namespace}/{.name}:{.clusters}{end}')" \
+  "$NS/knob-gadget-$(kubectl get fo -n "$NS" -o name | sed -n 's|.*/knob-gadget-||p'):[\"member1\",\"member2\"]"
+# The Gadget waited for its CRD (the gate's wait is silent): no "does not serve" PendingCreate.
+expect_eq "no Gadget was sent before its CRD was served" \
+  "$(kubectl get events -n "$NS" --field-selector reason=PendingCreate -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' | grep -c 'does not serve')" "0"
+kubectl delete "$CRD" knob -n "$NS" >/dev/null
+gadget_gone() { ! on member1 "$CRD" knob && ! on member2 "$CRD" knob; }
+eventually 30 gadget_gone || e2e_fail "the Gadget should leave member1 and member2: $(kubectl get fo,rb -n "$NS" 2>&1)"
+released() { [[ -z $(kubectl get crb "$CRD-customresourcedefinition" -o name 2>/dev/null) ]]; }
+eventually 30 released || e2e_fail "the CRD's binding should go with its last Gadget: $(kubectl get crb -o yaml 2>&1)"
+expect_eq "member1 keeps the CRD, no longer Flotilla's (deleting it would delete every Gadget there)" \
+  "$(mkubectl member1 get crd "$CRD" -o jsonpath='{.metadata.name}|{.metadata.labels.flotilla\.io/managed-by}|{.metadata.annotations.flotilla\.io/released-by}')" \
+  "$CRD||$CRD-customresourcedefinition"
+kubectl delete pp gadgets -n "$NS" >/dev/null
+for m in "${MEMBERS[@]}"; do mkubectl "$m" delete crd "$CRD" --ignore-not-found --wait=false >/dev/null 2>&1; done
+kubectl delete crd "$CRD" --wait=false >/dev/null
+
 # --- A move: web goes from member2 to member3; its followers reach member3 first ---
 kubectl patch pp web -n "$NS" --type merge -p '{"spec":{"placement":{"clusterAffinity":{"clusterNames":["member1","member3"]}}}}' >/dev/null
 moved() { exactly deployment web member1 member3 && exactly configmap shop-env member1 member3 && exactly persistentvolumeclaim shop-data member1 member3; }

@@ -194,7 +194,7 @@ TEST_F(FollowerIndexTest, ACustomResourceNeedsItsCrdInEveryNamespace) {
                          R"("}, "spec": {"size": 1}}}})");
     auto rb = testing::parseObject(binding(federated, cluster));
     rb["spec"].as_object()["resource"] = json::object{
-        {"apiVersion", "flotilla.io/v1alpha1"}, {"kind", "FederatedObject"}, {"name", federated}};
+        {"apiVersion", apiVersion}, {"kind", kind}, {"namespace", ns}, {"name", name}};
     rb["metadata"].as_object()["ownerReferences"] = json::array{json::object{
         {"apiVersion", "flotilla.io/v1alpha1"},
         {"kind", "FederatedObject"},
