@@ -365,6 +365,27 @@ eventually 30 ns_gone || e2e_fail "namespace shop should leave member2 with its 
 expect_eq "shop stays where web runs" "$(mkubectl member1 get ns "$NS" -o name 2>&1)" "namespace/$NS"
 expect_eq "namespace shop never reached member4" "$(mkubectl member4 get ns "$NS" -o name 2>&1 | grep -c '^namespace/')" "0"
 
+# --- A failover: member3 goes down; web's replicas there move to member4, its followers first
+# (the sampler above watches member4 too) ---
+kubectl patch pp web -n "$NS" --type merge -p '{"spec":{"placement":{"clusterAffinity":{"clusterNames":["member1","member3","member4"]},"maxClusters":2},"failover":{"clusterNotReadyFor":"5s","failback":"Never"}}}' >/dev/null
+policy_observed() { [[ $(kubectl get rb web -n "$NS" -o jsonpath='{.status.schedulerObservedGeneration}') == $(kubectl get rb web -n "$NS" -o jsonpath='{.metadata.generation}') ]]; }
+eventually 20 policy_observed || e2e_fail "the scheduler should observe the failover policy: $(kubectl get rb web -n "$NS" -o yaml)"
+expect_eq "web stays on member1 and member3 (maxClusters 2: no move without a reason)" \
+  "$(kubectl get rb web -n "$NS" -o jsonpath='{range .spec.clusters[*]}{.name} {end}')" "member1 member3 "
+member_stop member3
+failed_over() {
+  [[ $(kubectl get rb web -n "$NS" -o jsonpath='{range .spec.clusters[*]}{.name} {end}') == "member1 member4 " ]] &&
+    on member4 deployment web && on member4 configmap shop-env && on member4 secret shop-tls &&
+    on member4 persistentvolumeclaim shop-data && on member4 service web
+}
+eventually 60 failed_over || e2e_fail "web and its followers should fail over from member3 to member4: $(kubectl get rb web -n "$NS" -o yaml 2>&1 | tail -30)"
+if [[ -n $PODS_RUN ]]; then
+  ready4() { [[ $(kubectl get deploy web -n "$NS" -o jsonpath='{.status.readyReplicas}') == 4 ]]; }
+  eventually 60 ready4 || e2e_fail "web should be READY 4/4 after the failover: $(kubectl get deploy web -n "$NS" 2>&1)"
+fi
+member_start member3
+eventually 60 fleet_ready || e2e_fail "member3 should come back: $(kubectl get fc 2>&1)"
+
 touch "$WORK/sampler.stop"
 wait "$SAMPLER"
 samples=$(cat "$WORK/samples")

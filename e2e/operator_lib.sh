@@ -240,7 +240,7 @@ member_stop() {
 }
 member_start() {
   if [[ -z $REAL ]]; then
-    "$SIM" up -f "${SIM_TOPOLOGY:-$ROOT/config/samples/sim/topology.yaml}" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >/dev/null 2>&1
+    "$SIM" up -f "${SIM_TOPOLOGY:-$DEFAULT_TOPOLOGY}" --dir "$WORK/fleet" "${SIM_UP_ARGS[@]}" >/dev/null 2>&1
   else
     $FLOTILLA_E2E_MEMBER_START "$1" >>"$WORK/members.log" 2>&1
   fi
