@@ -159,12 +159,15 @@ TEST_F(FollowerIndexTest, BindingsRequiringALeaderAreALookupOfTheirRequiredBy) {
 // resources of every namespace whose kind it serves, and its requirements name each with its own
 // namespace. A kind without a cached CRD (an aggregated API) needs none.
 TEST_F(FollowerIndexTest, ACustomResourceNeedsItsCrdInEveryNamespace) {
+  // (A group of this test's own: the host outlives a test, and other runs' Widgets stay on it.)
+  const std::string group = ns + ".example.com";
+  const std::string crdName = "widgets." + group;
   kube::Indexer crdCache;
   crdCache.addIndex(kCrdIndex, crdIndexValues);
   crdCache.upsert(std::make_shared<const json::object>(testing::parseObject(
       R"({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-          "metadata": {"name": "widgets.example.com"},
-          "spec": {"group": "example.com", "scope": "Namespaced",
+          "metadata": {"name": ")" + crdName + R"("},
+          "spec": {"group": ")" + group + R"(", "scope": "Namespaced",
                    "names": {"kind": "Widget", "plural": "widgets"}}})")));
   FollowerIndex index({*rbs, *fds, *fos}, {}, nullptr,
                       {.serving =
@@ -208,12 +211,11 @@ TEST_F(FollowerIndexTest, ACustomResourceNeedsItsCrdInEveryNamespace) {
     return federated;
   };
   const std::string here = ns;
-  const auto a = customResource(here, "example.com/v1", "Widget", "a", "member1");
-  const auto b = customResource(other, "example.com/v1", "Widget", "b", "member2");
+  const auto a = customResource(here, group + "/v1", "Widget", "a", "member1");
+  const auto b = customResource(other, group + "/v1", "Widget", "b", "member2");
   const auto m = customResource(here, "metrics.example.org/v1", "Sample", "m", "member1");
 
-  const Dependency crd{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
-                       "widgets.example.com", false};
+  const Dependency crd{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "", crdName, false};
   const auto leaders = index.leadersOf(crd);
   ASSERT_EQ(leaders.size(), 2u);
   const auto required = index.requiredBy(crd);
@@ -224,8 +226,7 @@ TEST_F(FollowerIndexTest, ACustomResourceNeedsItsCrdInEveryNamespace) {
   std::sort(got.begin(), got.end());
   const std::vector<Requirement> want{{here, a, {"member1"}}, {other, b, {"member2"}}};
   EXPECT_EQ(got, want);
-  const ObjectKey crdKey{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
-                        "widgets.example.com"};
+  const ObjectKey crdKey{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "", crdName};
   EXPECT_EQ(index.followerKeysOf(*rbs->store().get(here + "/" + a)),
             std::vector<std::string>{crdKey.str()});
   EXPECT_FALSE(index.leaderOf(*rbs->store().get(here + "/" + m)))
