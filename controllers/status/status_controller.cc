@@ -93,7 +93,10 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
   std::set<std::string> unknown;
   for (const auto& cluster : members_.names()) {
     auto member = members_.get(cluster);
-    if (!member || !member->synced()) continue;
+    // A cluster that is not Ready: its cache is frozen at what it last said. A target's last word
+    // is kept below (unknown); one no longer targeted (failed over) says nothing: its stale
+    // replicas are not the workload's (a node's pods stop counting when it stops reporting).
+    if (!member || !member->synced() || !clusterReady(cluster)) continue;
     for (const auto& o : member->deployments().store().byIndex(kBindingIndex, key)) {
       if (auto d = fromObject<api::Deployment>(o)) members[cluster] = std::move(*d);
     }

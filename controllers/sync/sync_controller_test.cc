@@ -218,6 +218,45 @@ TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComes
   EXPECT_EQ(hostWrites(), host) << "an unchanged status was written again";
 }
 
+// A workload failed over away from a cluster that is not Ready: that cluster's cache is frozen
+// at what it last said, and its replicas there are no longer the workload's (kube-controller-
+// manager stops counting a node's pods when the node stops reporting). The host's status counts
+// only what it can see of its placement.
+TEST_F(SyncReconcilerTest, AClusterFailedOverAndNotReadyStopsCounting) {
+  auto fd = federatedDeployment();
+  bind(fd, 2, {kMember});
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("web")));
+  status::StatusController status(*client, io.io().get_executor(),
+                                  {*fds, *rbs, *hostDeployments, *clusters}, *members);
+  auto readyReplicas = [&] {
+    const auto fd = get(res::kFederatedDeployments, "web");
+    const auto* s = fd.if_contains("status");
+    const auto* ready = s && s->is_object() ? s->as_object().if_contains("readyReplicas") : nullptr;
+    return ready && ready->is_int64() ? ready->as_int64() : 0;
+  };
+  auto statusUntil = [&](int64_t want) {
+    return eventually(
+        [&] {
+          caughtUp(*fds, "web");
+          caughtUp(*rbs, "web");
+          caughtUp(*clusters, kMember);
+          EXPECT_TRUE(status.reconcile(key("web")));
+          return readyReplicas() == want;
+        },
+        30s);
+  };
+  ASSERT_TRUE(statusUntil(2)) << json::serialize(get(res::kFederatedDeployments, "web"));
+
+  // member1 stops answering (not Ready), and the scheduler moves web to member2.
+  auto fc = get(res::kFederatedClusters, kMember);
+  fc["status"] = testing::parseObject(R"({"conditions": [{"type": "Ready", "status": "False",
+    "reason": "ClusterNotReachable", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}]})");
+  ASSERT_TRUE(io.run(client->updateStatus(res::kFederatedClusters, fc)));
+  bind(fd, 2, {"member2"});
+  EXPECT_TRUE(statusUntil(0)) << "member1's frozen replicas still count: "
+                              << json::serialize(get(res::kFederatedDeployments, "web"));
+}
+
 // The rule of every kind for a Deployment: one of the same name that Flotilla did not make is a
 // Conflict, left byte-for-byte alone even when the policy says Adopt, and looked at again (no
 // member event will say when it goes); once it is gone, Flotilla's copy is created.
