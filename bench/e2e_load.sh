@@ -51,6 +51,12 @@ WORK=$(mktemp -d)
 export KUBECACHEDIR=$WORK/kube-cache
 OP_PID=""
 finish() {
+  # An existing host keeps nothing of the run (a second run would reconcile it too): the load's
+  # namespace is deleted while the operator still runs to clean its members up.
+  if [[ -n $HOST_KC && -z $KEEP && -n ${NS:-} && $NS == load-* ]]; then
+    kubectl delete namespace "$NS" --timeout=120s >/dev/null 2>&1 ||
+      echo "note: namespace $NS is not gone yet (kubectl get ns $NS)" >&2
+  fi
   [[ -n $OP_PID ]] && kill -9 "$OP_PID" 2>/dev/null
   [[ -z $HOST_KC ]] && "$SIM" down --dir "$WORK/fleet" >/dev/null 2>&1
   if [[ -n $KEEP ]]; then echo "work dir: $WORK"; else rm -rf "$WORK"; fi
@@ -260,10 +266,21 @@ settled 60 || echo "note: the host still took writes 60 s after the load converg
 # A steady fleet writes nothing: the host's writes over 20 s once settled (FederatedCluster
 # heartbeats apart, as above).
 steady_writes() { host_write_lines | awk '!(/resource="federatedclusters"/ && /subresource="status"/) {s += $NF} END {print s + 0}'; }
+# The write counters by resource and verb ("events:POST 1100"), to tell who wrote in a window.
+by_resource() {
+  awk '{ match($0, /resource="[^"]*"/); r = substr($0, RSTART + 10, RLENGTH - 11)
+         match($0, /subresource="[^"]*"/); if (RLENGTH > 15) r = r "/" substr($0, RSTART + 13, RLENGTH - 14)
+         match($0, /verb="[^"]*"/); v = substr($0, RSTART + 6, RLENGTH - 7); c[r ":" v] += $NF }
+       END { for (k in c) print k, c[k] }' | sort
+}
 if [[ -z $VERIFY ]]; then  # (not in the make-test smoke: 20 s of CI)
   w0=$(steady_writes)
+  host_write_lines | by_resource >"$WORK/steady-0"
   sleep 20  # (a measurement window, not a wait for a condition)
   echo "steady_host_writes_20s: $(($(steady_writes) - w0)) (FederatedCluster heartbeats apart)"
+  host_write_lines | by_resource >"$WORK/steady-1"
+  join -a 2 "$WORK/steady-0" "$WORK/steady-1" 2>/dev/null |
+    awk '!/^federatedclusters\/status:/ { d = (NF == 3 ? $3 - $2 : $2); if (d > 0) printf "steady_host_writes_20s_by: %s %d\n", $1, d }'
 fi
 # With --keep, what the restart may change, to find out what a restart write was about.
 snapshot() {
