@@ -262,37 +262,7 @@ expect_eq "shared stays on member2" "$(mkubectl member2 get cm shared -n "$NS" -
 # --- A custom resource pulls in its CRD: only the Gadget is selected; the CRD reaches exactly
 # its clusters, established before the Gadget is sent, and is left there when the Gadget goes ---
 CRD=gadgets.deps.flotilla.io
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: flotilla-operator-gadgets}
-rules:
-- {apiGroups: [deps.flotilla.io], resources: [gadgets], verbs: [list, watch]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: flotilla-operator-gadgets}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: flotilla-operator-gadgets}
-subjects: [{kind: ServiceAccount, name: flotilla-operator, namespace: flotilla-system}]
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: $CRD}
-spec:
-  group: deps.flotilla.io
-  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, properties: {size: {type: integer}}}
-YAML
-kubectl wait --for=condition=Established "crd/$CRD" --timeout=30s >/dev/null
+custom_kind deps.flotilla.io Gadget gadgets
 kubectl apply -n "$NS" -f - >/dev/null <<'YAML'
 apiVersion: flotilla.io/v1alpha1
 kind: PropagationPolicy

@@ -167,45 +167,14 @@ adopted() { [[ $(member_field member1 configmap legacy '{.data.owner}/{.metadata
 eventually 30 adopted || e2e_fail "with conflictResolution: Adopt, member1's ConfigMap should be taken over: $(mkubectl member1 get configmap legacy -n "$NS" -o yaml)"
 
 # --- Cluster-scoped kinds and custom resources: a ClusterRole, a CRD and two of its objects ---
-# The operator reads the kinds it propagates; a custom kind needs a grant of its own
-# (docs/operator.md, "Propagating other kinds").
+custom_kind example.flotilla.io Widget widgets
 kubectl apply -f - >/dev/null <<YAML
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: flotilla-operator-widgets}
-rules:
-- {apiGroups: [example.flotilla.io], resources: [widgets], verbs: [list, watch]}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: flotilla-operator-widgets}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: flotilla-operator-widgets}
-subjects: [{kind: ServiceAccount, name: flotilla-operator, namespace: flotilla-system}]
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.flotilla.io}
-spec:
-  group: example.flotilla.io
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, properties: {size: {type: integer}}}
----
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata: {name: $NS-reader}
 rules:
 - {apiGroups: [""], resources: [configmaps], verbs: [get, list]}
 YAML
-kubectl wait --for=condition=Established crd/widgets.example.flotilla.io --timeout=30s >/dev/null
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: flotilla.io/v1alpha1
 kind: ClusterPropagationPolicy

@@ -246,6 +246,44 @@ member_start() {
   fi
 }
 
+# custom_kind GROUP KIND PLURAL: a namespaced custom resource kind on the host (its CRD,
+# established, with a spec.size field) and the operator's grant to read it (a custom kind needs
+# one of its own: docs/operator.md, "Propagating other kinds").
+custom_kind() {
+  local group=$1 kind=$2 plural=$3
+  kubectl apply -f - >/dev/null <<YAML
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: flotilla-operator-$plural}
+rules:
+- {apiGroups: [$group], resources: [$plural], verbs: [list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: flotilla-operator-$plural}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: flotilla-operator-$plural}
+subjects: [{kind: ServiceAccount, name: flotilla-operator, namespace: flotilla-system}]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: $plural.$group}
+spec:
+  group: $group
+  names: {kind: $kind, plural: $plural, singular: ${kind,,}, listKind: ${kind}List}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+YAML
+  kubectl wait --for=condition=Established "crd/$plural.$group" --timeout=30s >/dev/null
+}
+
 # no_terminating: no namespace of the host is being emptied (a real host's namespace controller
 # writes while it is; measure writes only after it is done).
 no_terminating() { ! kubectl get ns --no-headers 2>/dev/null | grep -q Terminating; }

@@ -44,6 +44,13 @@ class SyncReconcilerTest : public testing::MemberReconcilerTest {
     bind(fo, 0, {kMember});
     return fo;
   }
+  // The FederatedDeployment's status.readyReplicas (0 when it has none).
+  int64_t readyReplicas(const std::string& name) {
+    const auto fd = get(res::kFederatedDeployments, name);
+    const auto* s = fd.if_contains("status");
+    const auto* ready = s && s->is_object() ? s->as_object().if_contains("readyReplicas") : nullptr;
+    return ready && ready->is_int64() ? ready->as_int64() : 0;
+  }
   // "web", 2 replicas of nginx, not bound yet.
   json::object federatedDeployment() {
     auto fd = create(res::kFederatedDeployments, R"({"apiVersion": "flotilla.io/v1alpha1",
@@ -196,18 +203,12 @@ TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComes
   // becomes the FederatedDeployment's status.
   status::StatusController status(*client, io.io().get_executor(),
                                   {*fds, *rbs, *hostDeployments, *clusters}, *members);
-  auto readyReplicas = [&] {
-    const auto fd = get(res::kFederatedDeployments, "web");
-    const auto* s = fd.if_contains("status");
-    const auto* ready = s && s->is_object() ? s->as_object().if_contains("readyReplicas") : nullptr;
-    return ready && ready->is_int64() ? ready->as_int64() : -1;
-  };
   EXPECT_TRUE(eventually(
       [&] {
         caughtUp(*fds, "web");
         caughtUp(*rbs, "web");
         EXPECT_TRUE(status.reconcile(key("web")));
-        return readyReplicas() == 2;
+        return readyReplicas("web") == 2;
       },
       30s))
       << json::serialize(get(res::kFederatedDeployments, "web"));
@@ -228,12 +229,6 @@ TEST_F(SyncReconcilerTest, AClusterFailedOverAndNotReadyStopsCounting) {
   ASSERT_TRUE(controller(*client, *members)->reconcile(key("web")));
   status::StatusController status(*client, io.io().get_executor(),
                                   {*fds, *rbs, *hostDeployments, *clusters}, *members);
-  auto readyReplicas = [&] {
-    const auto fd = get(res::kFederatedDeployments, "web");
-    const auto* s = fd.if_contains("status");
-    const auto* ready = s && s->is_object() ? s->as_object().if_contains("readyReplicas") : nullptr;
-    return ready && ready->is_int64() ? ready->as_int64() : 0;
-  };
   auto statusUntil = [&](int64_t want) {
     return eventually(
         [&] {
@@ -241,7 +236,7 @@ TEST_F(SyncReconcilerTest, AClusterFailedOverAndNotReadyStopsCounting) {
           caughtUp(*rbs, "web");
           caughtUp(*clusters, kMember);
           EXPECT_TRUE(status.reconcile(key("web")));
-          return readyReplicas() == want;
+          return readyReplicas("web") == want;
         },
         30s);
   };
