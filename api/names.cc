@@ -42,6 +42,37 @@ std::string dns1123LabelMessage(std::string_view s) {
          "'-', and must start and end with an alphanumeric character (at most 63 characters)";
 }
 
+bool builtInGroup(std::string_view group) {
+  static constexpr std::string_view kBuiltIn[] = {
+      "",
+      "apps",
+      "batch",
+      "policy",
+      "autoscaling",
+      "admissionregistration.k8s.io",
+      "apiextensions.k8s.io",
+      "apiregistration.k8s.io",
+      "authentication.k8s.io",
+      "authorization.k8s.io",
+      "certificates.k8s.io",
+      "coordination.k8s.io",
+      "discovery.k8s.io",
+      "events.k8s.io",
+      "flowcontrol.apiserver.k8s.io",
+      "internal.apiserver.k8s.io",
+      "networking.k8s.io",
+      "node.k8s.io",
+      "rbac.authorization.k8s.io",
+      "resource.k8s.io",
+      "scheduling.k8s.io",
+      "storage.k8s.io",
+      "storagemigration.k8s.io",
+  };
+  for (const auto g : kBuiltIn)
+    if (g == group) return true;
+  return false;
+}
+
 bool kubernetesGroup(std::string_view group) {
   return group.empty() || group == "apps" || group == "batch" || group == "policy" ||
          group == "autoscaling" || group.ends_with(".k8s.io");

@@ -318,7 +318,9 @@ int main(int argc, char** argv) {
           auto informer = sources.get({apiVersion, kind}, ns);
           if (informer && !informer->hasSynced()) return false;
         }
-        // Custom resources of every namespace need their CRD.
+        // A CRD follows custom resources of every namespace (a custom resource leader's wait
+        // for this cache is FollowerIndex::readyFor).
+        if (!ns.empty()) return true;
         auto crds = sources.get(crdKind, "");
         return !crds || crds->hasSynced();
       },
@@ -332,6 +334,10 @@ int main(int argc, char** argv) {
        .named = [&sources, crdKind](const std::string& name) -> kube::ObjectPtr {
          auto informer = sources.get(crdKind, "");
          return informer ? informer->store().get(name) : nullptr;
+       },
+       .synced = [&sources, crdKind] {
+         auto informer = sources.get(crdKind, "");
+         return !informer || informer->hasSynced();
        }});
   ctl::federate::FederateObjectController federateObjects(
       manager->client(), manager->executor(),
@@ -367,6 +373,10 @@ int main(int argc, char** argv) {
   syncOptions.sourceOf = [&sources](const ctl::ObjectKey& key) -> kube::ObjectPtr {
     auto informer = sources.get({key.apiVersion, key.kind}, key.ns);
     return informer ? informer->store().get(key.cacheKey()) : nullptr;
+  };
+  syncOptions.sourceWatched = [&sources](const ctl::ObjectKey& key) {
+    auto informer = sources.get({key.apiVersion, key.kind}, key.ns);
+    return informer && informer->hasSynced();
   };
   ctl::sync::SyncController sync(manager->client(), manager->executor(),
                                  {*federated, *bindings, *clusters, federatedObjects.get(),

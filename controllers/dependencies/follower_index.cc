@@ -44,7 +44,7 @@ std::optional<std::string> crdValue(const std::string& apiVersion, const std::st
   const auto slash = apiVersion.find('/');
   if (slash == std::string::npos || kind.empty()) return std::nullopt;
   const std::string group = apiVersion.substr(0, slash);
-  if (api::kubernetesGroup(group)) return std::nullopt;
+  if (api::builtInGroup(group)) return std::nullopt;
   return "crd:" + group + "/" + kind;
 }
 
@@ -136,6 +136,12 @@ FollowerIndex::FollowerIndex(IndexInformers informers, ServiceLookup services, S
       kNeedsIndex, [](const json::object& fo) { return needsOf(templateOf, fo); });
   informers_.bindings.addIndex(kRequiredByIndex, requiringOf);
   if (informers_.clusterBindings) informers_.clusterBindings->addIndex(kRequiredByIndex, requiringOf);
+}
+
+bool FollowerIndex::readyFor(const std::string& ns, const std::string& apiVersion) const {
+  if (!ready(ns)) return false;
+  if (!crds_.synced || !crdValue(apiVersion, "kind")) return true;
+  return crds_.synced();
 }
 
 std::vector<Dependency> FollowerIndex::cachedNeeds(const json::object& object) const {

@@ -59,6 +59,9 @@ struct CrdLookup {
   std::function<kube::ObjectPtr(const std::string& group, const std::string& kind)> serving;
   // CRD `name`; null when it is not cached.
   std::function<kube::ObjectPtr(const std::string& name)> named;
+  // Whether the CRD cache, where it runs, has synced (until then a custom resource's need of its
+  // CRD is not known).
+  std::function<bool()> synced;
 };
 // On the CRD informer: "<spec.group>/<spec.names.kind>".
 inline constexpr const char* kCrdIndex = "flotilla.io/serves";
@@ -96,6 +99,9 @@ class FollowerIndex {
 
   // Whether the answers for namespace `ns` are complete (SourcesSynced).
   bool ready(const std::string& ns) const { return !synced_ || synced_(ns); }
+  // The same for a leader of `apiVersion` in `ns`: a custom resource's also wait for the CRD
+  // cache (only theirs: a CRD cache that cannot sync holds back nothing else).
+  bool readyFor(const std::string& ns, const std::string& apiVersion) const;
 
   // The object a binding's members receive, from its federated object's cache (a
   // FederatedDeployment's template as a Deployment); nullopt when that is not cached.

@@ -142,7 +142,7 @@ api::Result<kube::ReconcileResult> FederateObjectController::reconcileKinds() {
     auto namesCustom = [](const std::vector<api::ResourceSelector>& selectors) {
       return std::any_of(selectors.begin(), selectors.end(), [](const api::ResourceSelector& s) {
         const auto slash = s.apiVersion.find('/');
-        return slash != std::string::npos && !api::kubernetesGroup(s.apiVersion.substr(0, slash));
+        return slash != std::string::npos && !api::builtInGroup(s.apiVersion.substr(0, slash));
       });
     };
     bool custom = false;

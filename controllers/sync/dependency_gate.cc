@@ -38,7 +38,8 @@ std::set<std::string> appliedOn(const json::object& binding) {
 std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, const GateInputs& in) {
   if (!in.followers || !in.bindings) return std::nullopt;
   const auto leader = in.followers->leaderOf(binding);
-  if (!in.followers->ready(u::stringAt(binding, {"metadata", "namespace"}))) {
+  if (!in.followers->readyFor(u::stringAt(binding, {"metadata", "namespace"}),
+                              u::stringAt(binding, {"spec", "resource", "apiVersion"}))) {
     // Not known yet (the follower caches are syncing): no new cluster, the condition untouched.
     // (Before the Services are listed a workload whose only followers select its pods looks
     // like one that leads nothing: its condition stays too.)

@@ -46,12 +46,46 @@ api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
   return result;
 }
 
-std::string releasePatch(const std::string& bindingKey) {
+namespace {
+
+// Whether a controller owns `live` (an ownerReference with controller: true).
+bool controlledByAnother(const json::object& live) {
+  if (const auto* refs = u::findArray(live, {"metadata", "ownerReferences"}))
+    for (const auto& r : *refs)
+      if (r.is_object() && r.as_object().if_contains("controller") &&
+          r.as_object().at("controller") == true)
+        return true;
+  return false;
+}
+
+// A copy `bindingKey` of this host released, as it was left: it may be taken back.
+bool takenBack(const json::object& live, const std::string& bindingKey,
+               const std::string& hostId) {
+  const auto annotation = [&](const char* name) {
+    return u::stringAt(live, {"metadata", "annotations", name});
+  };
+  const auto generation = u::intAt(live, {"metadata", "generation"});
+  return annotation(kReleasedByAnnotation) == bindingKey &&
+         annotation(kReleasedHostAnnotation) == hostId &&
+         annotation(kReleasedGenerationAnnotation) == std::to_string(generation.value_or(0)) &&
+         u::stringAt(live, {"metadata", "labels", kManagedByLabel}) != kManagedByValue &&
+         !controlledByAnother(live);
+}
+
+}  // namespace
+
+std::string releasePatch(const json::object& live, const std::string& bindingKey,
+                         const std::string& hostId) {
   json::object labels{{kManagedByLabel, nullptr},
                       {kBindingLabel, nullptr},
                       {kHostLabel, nullptr},
                       {kClusterLabel, nullptr}};
-  json::object annotations{{kBindingAnnotation, nullptr}, {kReleasedByAnnotation, bindingKey}};
+  json::object annotations{
+      {kBindingAnnotation, nullptr},
+      {kReleasedByAnnotation, bindingKey},
+      {kReleasedHostAnnotation, hostId},
+      {kReleasedGenerationAnnotation,
+       std::to_string(u::intAt(live, {"metadata", "generation"}).value_or(0))}};
   return json::serialize(json::object{
       {"metadata", json::object{{"labels", std::move(labels)},
                                 {"annotations", std::move(annotations)}}}});
@@ -66,9 +100,8 @@ MemberPlan planMember(const MemberInput& in) {
   const bool ours = in.live && managedFor(*in.live, in.bindingKey, in.hostId);
   if (!in.targeted) {
     if (ours && !adopted(*in.live)) {
-      const bool keep = in.keptWhenUnfollowed && in.followerOnly;
-      out.step = keep ? MemberStep::kRelease : MemberStep::kDelete;
-      if (keep) out.message = in.keptWhenUnfollowed;
+      out.step = in.keptWhenUnfollowed ? MemberStep::kRelease : MemberStep::kDelete;
+      if (in.keptWhenUnfollowed) out.message = in.keptWhenUnfollowed;
     }
     return out;
   }
@@ -76,12 +109,7 @@ MemberPlan planMember(const MemberInput& in) {
     out.step = MemberStep::kApply;
     return out;
   }
-  // A copy this binding released when its workloads left: taken back (it is applied again,
-  // which marks it as Flotilla's), unless another Flotilla manages it since.
-  if (!ours &&
-      u::stringAt(*in.live, {"metadata", "annotations", kReleasedByAnnotation}) == in.bindingKey &&
-      managingBinding(*in.live, in.hostId).empty() &&
-      u::stringAt(*in.live, {"metadata", "labels", kManagedByLabel}) != kManagedByValue) {
+  if (!ours && in.keptWhenUnfollowed && takenBack(*in.live, in.bindingKey, in.hostId)) {
     out.step = MemberStep::kApply;
     return out;
   }
@@ -93,13 +121,8 @@ MemberPlan planMember(const MemberInput& in) {
         u::stringAt(*in.live, {"metadata", "labels", kManagedByLabel}) == kManagedByValue;
     // Never a Namespace (adopting one would mark it as Flotilla's, which lets every tenant's
     // objects in: docs/security.md, H3) nor an object another controller controls there.
-    bool controlled = false;
-    if (const auto* refs = u::findArray(*in.live, {"metadata", "ownerReferences"})) {
-      for (const auto& r : *refs)
-        controlled = controlled || (r.is_object() && r.as_object().if_contains("controller") &&
-                                    r.as_object().at("controller") == true);
-    }
-    const bool adoptable = u::stringAt(*in.live, {"kind"}) != "Namespace" && !controlled;
+    const bool adoptable =
+        u::stringAt(*in.live, {"kind"}) != "Namespace" && !controlledByAnother(*in.live);
     if (in.adoptAllowed && !in.notAdopted && !anotherFlotilla && adoptable) {
       out.step = MemberStep::kApply;
       out.adopt = true;

@@ -32,8 +32,8 @@ enum class MemberStep {
   kApply,     // server-side apply of the desired object
   kConflict,  // an object Flotilla does not manage is in the way: untouched, reported
   kDelete,    // ours, no longer wanted there
-  kRelease,   // ours, no longer wanted there, but a follower of a kind kept on members:
-              // Flotilla's marks are removed and the object left to the member (releasePatch)
+  kRelease,   // ours, no longer wanted there, of a kind kept on members (a CRD): Flotilla's
+              // marks are removed and the object left to the member (releasePatch)
 };
 
 struct MemberPlan {
@@ -52,18 +52,22 @@ struct MemberInput {
   // Set for a kind Flotilla does not adopt (Deployments, docs/decisions.md): why, told in the
   // Conflict message instead of the Adopt hint.
   const char* notAdopted = nullptr;
-  // Not targeted: the kind's copies are kept when no workload needs them (its reason) and this
-  // copy was there only as a follower (no policy of its own selects the object).
+  // The kind's copies are never deleted by a placement (its reason: Interpreter::
+  // keptWhenUnfollowed), only released; and a copy this binding released is taken back.
   const char* keptWhenUnfollowed = nullptr;
-  bool followerOnly = false;
 };
 
-// On a member object Flotilla released (MemberStep::kRelease): the binding it was released by.
-// The same binding targeting that cluster again takes it back (a workload returning finds its
-// data), where any other object of that name is a conflict.
+// On a member object Flotilla released (MemberStep::kRelease): the binding and host it was
+// released by, and its metadata.generation then. The same binding of the same host targeting
+// that cluster again takes it back (applies it, so it is Flotilla's again) while the object is
+// as it was left (same generation) and no other controller controls it; anything else of that
+// name is a Conflict.
 inline constexpr const char* kReleasedByAnnotation = "flotilla.io/released-by";
-// A JSON merge patch removing Flotilla's marks (managed.h) and recording kReleasedByAnnotation.
-std::string releasePatch(const std::string& bindingKey);
+inline constexpr const char* kReleasedHostAnnotation = "flotilla.io/released-host";
+inline constexpr const char* kReleasedGenerationAnnotation = "flotilla.io/released-generation";
+// A JSON merge patch removing Flotilla's marks (managed.h) from `live` and recording the release.
+std::string releasePatch(const boost::json::object& live, const std::string& bindingKey,
+                         const std::string& hostId);
 
 // Targeted: create what is missing; update ours when it no longer holds the desired fields;
 // an object of that name Flotilla does not manage (or manages for another binding, or another

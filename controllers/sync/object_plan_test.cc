@@ -130,51 +130,66 @@ TEST(PlanMember, Table) {
   }
 }
 
-// A follower of a kind kept on members (a CRD) that no workload needs there any more is released,
-// not deleted: Flotilla's marks go, the binding that released it is recorded, and that binding
-// (only it) takes it back when a workload needs it there again.
-TEST(PlanMember, AKeptFollowerIsReleasedAndTakenBackByItsOwnBinding) {
-  const auto want = desired("member1");
+// A copy of a kind kept on members (a CRD) that its binding no longer places on a cluster is
+// released, never deleted: Flotilla's marks go, the release is recorded, and the same binding of
+// the same host (only it) takes it back while it is as it was left.
+TEST(PlanMember, AKeptCopyIsReleasedAndTakenBackByItsOwnBinding) {
+  auto want = desired("member1");
+  want["metadata"].as_object()["generation"] = 3;
   const char* why = "deleting it would delete more";
-  auto untargeted = [&](const json::object& live, bool followerOnly) {
+  auto untargeted = [&](const json::object& live, const char* kept) {
     return planMember({.targeted = false,
                        .live = &live,
                        .bindingKey = kKey,
                        .hostId = "host-1",
-                       .keptWhenUnfollowed = why,
-                       .followerOnly = followerOnly});
+                       .keptWhenUnfollowed = kept});
   };
-  const auto released = untargeted(want, true);
+  const auto released = untargeted(want, why);
   EXPECT_EQ(released.step, MemberStep::kRelease);
   EXPECT_EQ(released.message, why);
-  EXPECT_EQ(untargeted(want, false).step, MemberStep::kDelete)
-      << "a policy of its own selected it: its placement decides";
-  EXPECT_EQ(untargeted(desired("member1", true), true).step, MemberStep::kNone)
+  EXPECT_EQ(untargeted(want, nullptr).step, MemberStep::kDelete) << "any other kind is deleted";
+  EXPECT_EQ(untargeted(desired("member1", true), why).step, MemberStep::kNone)
       << "an adopted copy is never touched";
 
-  auto patched = api::applyMergePatch(json::value(want), json::parse(releasePatch(kKey)));
+  auto patched =
+      api::applyMergePatch(json::value(want), json::parse(releasePatch(want, kKey, "host-1")));
   ASSERT_TRUE(patched) << patched.error();
   const json::object left = patched->as_object();
   EXPECT_TRUE(managingBinding(left).empty()) << json::serialize(left);
   EXPECT_FALSE(left.at("metadata").at("labels").as_object().contains(kManagedByLabel));
   EXPECT_FALSE(left.at("metadata").at("labels").as_object().contains(kHostLabel));
   EXPECT_EQ(left.at("metadata").at("annotations").at(kReleasedByAnnotation), kKey);
+  EXPECT_EQ(left.at("metadata").at("annotations").at(kReleasedHostAnnotation), "host-1");
+  EXPECT_EQ(left.at("metadata").at("annotations").at(kReleasedGenerationAnnotation), "3");
   EXPECT_EQ(left.at("metadata").at("labels").at("app"), "web") << "the object's own labels stay";
-  EXPECT_EQ(untargeted(left, true).step, MemberStep::kNone) << "released: no longer Flotilla's";
+  EXPECT_EQ(untargeted(left, why).step, MemberStep::kNone) << "released: no longer Flotilla's";
 
-  auto targeted = [&](const json::object& live, const std::string& key) {
+  auto targeted = [&](const json::object& live, const std::string& key, const std::string& host,
+                      const char* kept) {
     return planMember({.targeted = true,
                        .desired = &want,
                        .live = &live,
                        .bindingKey = key,
-                       .hostId = "host-1"});
+                       .hostId = host,
+                       .keptWhenUnfollowed = kept})
+        .step;
   };
-  EXPECT_EQ(targeted(left, kKey).step, MemberStep::kApply) << "its binding takes it back";
-  EXPECT_FALSE(targeted(left, kKey).adopt);
-  EXPECT_EQ(targeted(left, "demo/another-configmap").step, MemberStep::kConflict);
+  EXPECT_EQ(targeted(left, kKey, "host-1", why), MemberStep::kApply) << "its binding takes it back";
+  EXPECT_EQ(targeted(left, "demo/another-configmap", "host-1", why), MemberStep::kConflict);
+  EXPECT_EQ(targeted(left, kKey, "host-2", why), MemberStep::kConflict) << "another host's";
+  EXPECT_EQ(targeted(left, kKey, "host-1", nullptr), MemberStep::kConflict)
+      << "only kinds that are released are taken back";
+  json::object changed = left;
+  changed["metadata"].as_object()["generation"] = 4;
+  EXPECT_EQ(targeted(changed, kKey, "host-1", why), MemberStep::kConflict)
+      << "changed on the member since: its owner's now";
+  json::object controlled = left;
+  controlled["metadata"].as_object()["ownerReferences"] =
+      json::parse(R"([{"apiVersion":"v1","kind":"Pod","name":"p","uid":"u","controller":true}])");
+  EXPECT_EQ(targeted(controlled, kKey, "host-1", why), MemberStep::kConflict);
   json::object claimed = left;
   claimed["metadata"].as_object()["labels"].as_object()[kManagedByLabel] = kManagedByValue;
-  EXPECT_EQ(targeted(claimed, kKey).step, MemberStep::kConflict)
+  EXPECT_EQ(targeted(claimed, kKey, "host-1", why), MemberStep::kConflict)
       << "another Flotilla marked it since";
 }
 

@@ -159,7 +159,8 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                        .bindingKey = key,
                        .hostId = options_.hostId,
                        .adoptAllowed = adoptAllowed,
-                       .notAdopted = interpreter.notAdopted()});
+                       .notAdopted = interpreter.notAdopted(),
+                       .keptWhenUnfollowed = interpreter.keptWhenUnfollowed()});
     if (plan.step != MemberStep::kApply || !fromCache) break;
     if (auto problem = readLive()) return fail(problem->first, problem->second);
   }
@@ -219,12 +220,14 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
 
 std::optional<std::string> SyncController::release(MemberConnection& member,
                                                    const kube::ResourceId& resource,
-                                                   const std::string& key, const std::string& ns,
-                                                   const std::string& name,
+                                                   const json::object& live,
+                                                   const std::string& key,
                                                    const std::string& cluster, const char* why) {
-  auto patched = await(member.executor(), member.client().patch(resource, ns, name,
-                                                                kube::PatchType::kMerge,
-                                                                releasePatch(key)));
+  const std::string ns = u::stringAt(live, {"metadata", "namespace"});
+  const std::string name = u::stringAt(live, {"metadata", "name"});
+  auto patched = await(member.executor(),
+                       member.client().patch(resource, ns, name, kube::PatchType::kMerge,
+                                             releasePatch(live, key, options_.hostId)));
   if (!patched && patched.error().code != 404) return patched.error().message;
   if (patched)
     log::info(kObjectSync, key,
@@ -266,10 +269,14 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     // Where its binding recorded its leaders, and where they are now (the index: a binding
     // written a moment ago, or one not in the cache, must not decide that no one needs it).
     std::map<std::string, std::set<std::string>> neededBy;
+    // (A cluster-scoped follower's leaders are in many namespaces.)
+    auto leaderName = [&](const api::BindingRequirement& r) {
+      return ns.empty() ? r.namespace_ + "/" + r.name : r.name;
+    };
     if (const auto rbCached = bindings ? bindings->store().get(key) : nullptr) {
       if (auto rb = fromObject<api::ResourceBinding>(rbCached)) {
         for (const auto& r : rb->spec.requiredBy)
-          for (const auto& c : r.clusters) neededBy[c].insert(r.name);
+          for (const auto& c : r.clusters) neededBy[c].insert(leaderName(r));
       }
     }
     const auto follow = fo.metadata.annotations.find(interpreter::kFollowAnnotation);
@@ -278,7 +285,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       if (!options_.followers->ready(ns))
         return kube::ReconcileResult{false, std::chrono::seconds(1)};  // not known yet
       for (const auto& r : options_.followers->requiredBy({apiVersion, kind, ns, name, false}))
-        for (const auto& c : r.clusters) neededBy[c].insert(r.name);
+        for (const auto& c : r.clusters) neededBy[c].insert(leaderName(r));
     }
     std::map<std::string, std::string> neededOn;
     for (const auto& [cluster, leaders] : neededBy)
@@ -292,12 +299,16 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       remade = source &&
                u::stringAt(*source, {"metadata", "uid"}) != fo.metadata.ownerReferences.front().uid;
     }
-    // Followed and no longer needed, while the object itself is still on the host.
+    // A kind kept on members is released, not deleted, unless its source is known to be gone
+    // from the host (deleted there: the user's intent, as on the host). Not watched any more,
+    // or not listed yet, is not known to be gone.
     bool keptUnfollowed = false;
-    if (interpreter.keptWhenUnfollowed() &&
-        fo.metadata.annotations.find(kPolicyAnnotation) == fo.metadata.annotations.end() &&
-        options_.sourceOf)
-      keptUnfollowed = options_.sourceOf(ObjectKey{apiVersion, kind, ns, name}) != nullptr;
+    if (interpreter.keptWhenUnfollowed()) {
+      const ObjectKey source{apiVersion, kind, ns, name};
+      const bool knownGone = options_.sourceWatched && options_.sourceWatched(source) &&
+                             options_.sourceOf && !options_.sourceOf(source);
+      keptUnfollowed = !knownGone;
+    }
     auto removeFrom = [&](MemberConnection& member,
                           const std::string& cluster) -> std::optional<std::string> {
       if (auto it = neededOn.find(cluster); it != neededOn.end()) {
@@ -320,11 +331,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
         // Only the copy of this object (its own name), and only Flotilla's, never an adopted one.
         if (u::stringAt(o, {"metadata", "name"}) != name) continue;
         if (!managedFor(o, key, options_.hostId) || adopted(o)) continue;
-        // No workload needs it any more but it is still on the host: a kind kept on members
-        // is left there (its deletion would take more with it). Deleted on the host, it goes.
-        if (keptUnfollowed && !remade) {
-          if (auto failed = release(member, *resource, key, ns, name, cluster,
-                                    interpreter.keptWhenUnfollowed()))
+        // A kind kept on members is left there (its deletion would take more with it) unless
+        // it was deleted on the host.
+        if (keptUnfollowed) {
+          if (auto failed =
+                  release(member, *resource, o, key, cluster, interpreter.keptWhenUnfollowed()))
             problem = std::move(failed);
           continue;
         }
@@ -451,11 +462,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
                                   .bindingKey = key,
                                   .hostId = options_.hostId,
                                   .adoptAllowed = adoptAllowed,
-                                  .keptWhenUnfollowed = interpreter.keptWhenUnfollowed(),
-                                  .followerOnly = followerOnly});
+                                  .keptWhenUnfollowed = interpreter.keptWhenUnfollowed()});
     if (step.step == MemberStep::kRelease) {
       if (auto problem =
-              release(*member, *resource, key, ns, name, cluster, step.message.c_str())) {
+              release(*member, *resource, *got, key, cluster, step.message.c_str())) {
         retry.soon = true;
         states.push_back({cluster, propagation::kDeletionFailed, *problem, {}, false});
       }

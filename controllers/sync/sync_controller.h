@@ -49,6 +49,9 @@ struct SyncControllerOptions {
   // kind's interpreter aggregates back into it (a Service's load-balancer ingress); null when the
   // kind is not watched.
   std::function<kube::ObjectPtr(const ObjectKey&)> sourceOf;
+  // Whether the host's cache of that source's kind runs and has synced (sourceOf's null then
+  // means the object is gone from the host).
+  std::function<bool(const ObjectKey&)> sourceWatched;
   // A member copy that is not healthy yet and whose kind's cache on that member is not synced is
   // looked at again this often (otherwise its changes come as member events).
   std::chrono::nanoseconds healthPoll = std::chrono::seconds(10);
@@ -99,12 +102,11 @@ class SyncController final : public kube::Reconciler {
                                  const std::string& key, const std::string& cluster,
                                  int32_t replicas, bool adoptAllowed, Retry* retry,
                                  std::optional<boost::json::object>* liveOut);
-  // Removes Flotilla's marks from a follower's member copy that no workload needs any more and
-  // whose kind is kept on members (`why`); nullopt when done (or it is gone), else the error.
+  // Removes Flotilla's marks from `live`, a member copy of a kind kept on members (`why`) that
+  // its binding no longer places there; nullopt when done (or it is gone), else the error.
   std::optional<std::string> release(MemberConnection& member, const kube::ResourceId& resource,
-                                     const std::string& key, const std::string& ns,
-                                     const std::string& name, const std::string& cluster,
-                                     const char* why);
+                                     const boost::json::object& live, const std::string& key,
+                                     const std::string& cluster, const char* why);
   ClusterOutcome syncCluster(const api::FederatedDeployment& fd, const std::string& key,
                              const std::string& cluster, int32_t replicas, Retry* retry);
   api::Result<kube::ReconcileResult> cleanup(const api::FederatedDeployment& fd,

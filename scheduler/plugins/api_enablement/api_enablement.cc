@@ -11,7 +11,7 @@ Status APIEnablement::filter(CycleState& state, const SchedulingUnit& unit,
   // member's discovery is only re-read every minute): the sync waits for it there, as
   // PendingCreate, instead of the cluster being filtered out (docs/decisions.md).
   const auto slash = unit.apiVersion.find('/');
-  if (slash != std::string::npos && !api::kubernetesGroup(unit.apiVersion.substr(0, slash)))
+  if (slash != std::string::npos && !api::builtInGroup(unit.apiVersion.substr(0, slash)))
     return Status::success();
   for (const auto& group : cluster.cluster->status.apiEnablements) {
     if (group.groupVersion != unit.apiVersion) continue;
