@@ -7,10 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include "api/unstructured.h"
 #include "controllers/common/managed.h"
 #include "controllers/common/member_registry.h"
 #include "controllers/common/typed.h"
 #include "controllers/status/status_controller.h"
+#include "controllers/sync/object_plan.h"
 #include "controllers/testing/member_fixture.h"
 #include "kube/net/test_server.h"
 
@@ -142,6 +144,95 @@ TEST_F(SyncReconcilerTest, AClusterNoLongerTargetedLosesItsCopy) {
   bind(fo, 0, {"elsewhere"});
   ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
   EXPECT_TRUE(memberObject(kConfigMaps, "settings").empty());
+}
+
+// A CRD copy (a kind kept on members) records its health on its binding, which is what its
+// custom resources wait for, and a placement that drops its cluster releases it there instead of
+// deleting it (docs/design.md §5.11).
+TEST_F(SyncReconcilerTest, ACrdCopyRecordsItsHealthAndIsReleasedNotDeleted) {
+  const kube::ResourceId crds{"apiextensions.k8s.io", "v1", "customresourcedefinitions", false,
+                              "CustomResourceDefinition"};
+  // (The member outlives a test: a group of this test's own.)
+  const std::string group = ns + ".example.com";
+  const std::string crdName = "gizmos." + group;
+  const std::string name = crdName + "-customresourcedefinition";
+  auto cfo = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
+    "kind": "ClusterFederatedObject", "metadata": {"finalizers": ["flotilla.io/cleanup"]},
+    "spec": {"template": {"apiVersion": "apiextensions.k8s.io/v1",
+      "kind": "CustomResourceDefinition", "metadata": {},
+      "spec": {"scope": "Namespaced", "names": {"kind": "Gizmo", "plural": "gizmos"},
+        "versions": [{"name": "v1", "served": true, "storage": true,
+          "schema": {"openAPIV3Schema": {"type": "object"}}}]}}}})");
+  cfo["metadata"].as_object()["name"] = name;
+  auto& t = cfo["spec"].as_object()["template"].as_object();
+  t["metadata"].as_object()["name"] = crdName;
+  t["spec"].as_object()["group"] = group;
+  cfo = create(*client, res::kClusterFederatedObjects, cfo);
+  caughtUp(*cfos, name);
+  // Its binding, as the binding controller writes a follower's: no policy, the clusters its
+  // custom resources need it on.
+  auto placeOn = [&](const char* cluster) {
+    json::object rb{
+        {"apiVersion", "flotilla.io/v1alpha1"},
+        {"kind", "ClusterResourceBinding"},
+        {"metadata",
+         json::object{{"name", name},
+                      {"ownerReferences",
+                       json::array{json::object{{"apiVersion", "flotilla.io/v1alpha1"},
+                                                {"kind", "ClusterFederatedObject"},
+                                                {"name", name},
+                                                {"uid", cfo.at("metadata").at("uid")},
+                                                {"controller", true}}}}}},
+        {"spec", json::object{{"resource", json::object{{"apiVersion", "apiextensions.k8s.io/v1"},
+                                                        {"kind", "CustomResourceDefinition"},
+                                                        {"name", crdName}}},
+                              {"requiredBy", json::array{json::object{
+                                                 {"namespace", ns},
+                                                 {"name", "a-gizmo"},
+                                                 {"clusters", json::array{cluster}}}}}}}};
+    auto existing = get(res::kClusterResourceBindings, name);
+    if (existing.empty()) {
+      create(*client, res::kClusterResourceBindings, rb);
+    } else {
+      existing["spec"] = rb["spec"];
+      ASSERT_TRUE(io.run(client->update(res::kClusterResourceBindings, existing)));
+    }
+    caughtUp(*crbs, name);
+  };
+  placeOn(kMember);
+  auto health = [&] {
+    const auto rb = get(res::kClusterResourceBindings, name);
+    const auto* items = api::unstructured::findArray(rb, {"status", "aggregatedStatus"});
+    return items && !items->empty()
+               ? api::unstructured::stringAt(items->at(0).as_object(), {"health"})
+               : std::string();
+  };
+  ASSERT_TRUE(eventually([&] {
+    caughtUp(*cfos, name);
+    caughtUp(*crbs, name);
+    EXPECT_TRUE(controller(*client, *members)->reconcile(name));
+    return health() == "Healthy";
+  })) << json::serialize(get(res::kClusterResourceBindings, name));
+  auto copy = get(memberClient(), crds, "", crdName);
+  ASSERT_FALSE(copy.empty());
+  EXPECT_EQ(api::unstructured::stringAt(copy, {"metadata", "labels", "flotilla.io/managed-by"}),
+            "flotilla");
+
+  // No custom resource needs it on member1 any more: released, not deleted.
+  placeOn("elsewhere");
+  ASSERT_TRUE(eventually([&] {
+    caughtUp(*crbs, name);
+    EXPECT_TRUE(controller(*client, *members)->reconcile(name));
+    const auto left = get(memberClient(), crds, "", crdName);
+    return !left.empty() &&
+           api::unstructured::stringAt(left, {"metadata", "labels", "flotilla.io/managed-by"})
+               .empty();
+  }));
+  const auto left = get(memberClient(), crds, "", crdName);
+  EXPECT_EQ(api::unstructured::stringAt(left, {"metadata", "annotations", kReleasedByAnnotation}),
+            name);
+  EXPECT_EQ(api::unstructured::stringAt(left, {"metadata", "annotations", kReleasedHostAnnotation}),
+            "test-host");
 }
 
 TEST_F(SyncReconcilerTest, MemberWritesThatMeetAConflictOrAreLostConverge) {
