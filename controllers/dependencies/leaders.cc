@@ -78,12 +78,23 @@ std::vector<api::BindingRequirement> requirementsFor(const std::vector<FollowerP
   for (const auto& leader : it->requiredBy) byLeader[leader];
   for (const auto& [cluster, leaders] : it->leadersOn)
     for (const auto& leader : leaders) byLeader[leader].push_back(cluster);
+  std::set<std::string> rest;  // the clusters of the leaders past the cap
+  size_t more = 0;
   for (auto& [leader, clusters] : byLeader) {
+    if (byLeader.size() > kMaxRequirements && out.size() == kMaxRequirements - 1) {
+      rest.insert(clusters.begin(), clusters.end());
+      ++more;
+      continue;
+    }
     const auto slash = leader.find('/');
     out.push_back({.namespace_ = slash == std::string::npos ? ns : leader.substr(0, slash),
                    .name = slash == std::string::npos ? leader : leader.substr(slash + 1),
                    .clusters = std::move(clusters)});
   }
+  if (more > 0)
+    out.push_back({.namespace_ = "",
+                   .name = "+" + std::to_string(more) + " more",
+                   .clusters = std::vector<std::string>(rest.begin(), rest.end())});
   return out;
 }
 

@@ -34,6 +34,11 @@ bool sameObject(const Dependency& a, const Dependency& b);
 // What `follower`'s binding records in spec.requiredBy: one entry per leader naming it (in
 // its own namespace, or `ns` for a plan whose leaders carry none; sorted) with the clusters where
 // that leader needs it. Empty when no leader names it: it follows nothing.
+// At most this many entries: the leaders past the first kMaxRequirements - 1 (sorted) are one
+// entry named "+N more" with no namespace and the union of their clusters, so the binding of a
+// follower thousands of workloads share (a CRD, a common ConfigMap) stays small: its clusters are
+// all there, the names only as far as they are useful to read.
+inline constexpr size_t kMaxRequirements = 100;
 std::vector<api::BindingRequirement> requirementsFor(const std::vector<FollowerPlacement>& plan,
                                                      const Dependency& follower,
                                                      const std::string& ns);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <boost/json/parse.hpp>
 
 namespace flotilla::controllers::dependencies {
@@ -87,6 +89,30 @@ TEST(RequirementsFor, LeadersOfManyNamespacesKeepTheirNamespaces) {
   ASSERT_EQ(required.size(), 2u);
   EXPECT_EQ(required[0], (api::BindingRequirement{"lab", "w", {"c2"}}));
   EXPECT_EQ(required[1], (api::BindingRequirement{"shop", "w", {"c1"}}));
+}
+
+// A follower thousands of workloads share keeps a small binding: past kMaxRequirements the rest
+// of its leaders are one entry, with every cluster they need it on.
+TEST(RequirementsFor, ManyLeadersAreSummarisedWithAllTheirClusters) {
+  const Dependency crd{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
+                       "widgets.example.com", false};
+  std::vector<Leader> leaders;
+  for (int i = 0; i < 250; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "w%03d", i);
+    Leader l{name, {i == 249 ? "c9" : "c1"}, {}, {crd}, true};
+    l.ns = "shop";
+    leaders.push_back(std::move(l));
+  }
+  const auto required = requirementsFor(planFollowers(leaders), crd, "");
+  ASSERT_EQ(required.size(), kMaxRequirements);
+  EXPECT_EQ(required[0], (api::BindingRequirement{"shop", "w000", {"c1"}}));
+  EXPECT_EQ(required[98].name, "w098");
+  EXPECT_EQ(required.back(), (api::BindingRequirement{"", "+151 more", {"c1", "c9"}}));
+  std::set<std::string> clusters;
+  for (const auto& t : targetsOf(api::ResourceBinding{.spec = {.requiredBy = required}}))
+    clusters.insert(t.name);
+  EXPECT_EQ(clusters, (std::set<std::string>{"c1", "c9"})) << "no cluster is lost";
 }
 
 TEST(LeaderOf, WhatTheCachesAddIsNeededToo) {
