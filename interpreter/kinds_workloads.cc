@@ -1,5 +1,6 @@
-// Workload kinds: the Deployment (docs/design.md §3.8). StatefulSet, Job, CronJob and DaemonSet
-// come with their own semantics later (docs/operator.md, "Kinds").
+// Workload kinds: the Deployment (docs/design.md §3.8); StatefulSets and DaemonSets as Duplicated
+// whole objects with their health and summed status; the other pod-template kinds' dependencies.
+// Divided StatefulSets, Jobs and CronJobs come with their own semantics later (issue #31).
 #include <algorithm>
 #include <boost/json/value.hpp>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include "api/unstructured.h"
 #include "interpreter/interpreter.h"
 #include "interpreter/pod_requests.h"
+#include "interpreter/workload_status.h"
 
 namespace flotilla::interpreter {
 namespace json = boost::json;
@@ -124,13 +126,22 @@ void addWorkloadKinds(Registry& registry) {
                     "create its own",
   });
   // The other kinds with a pod template: what their pods read follows them (docs/design.md §12).
-  // Their replicas, health and status come with issue #31; until then they are whole objects.
+  // A StatefulSet and a DaemonSet are Duplicated whole objects (a StatefulSet's division comes
+  // with issue #31): their health is the member's rollout, the host's status the members' sum
+  // (workload_status.h).
   registry.add(KindEntry{.group = "apps",
                          .kind = "StatefulSet",
+                         .health = statefulSetHealth,
+                         .aggregateStatus = statefulSetStatus,
                          .dependencies = statefulSetDependencies,
                          .podLabels = templateLabels});
-  for (const auto& [group, kind] :
-       {std::pair{"apps", "DaemonSet"}, std::pair{"apps", "ReplicaSet"}, std::pair{"batch", "Job"}})
+  registry.add(KindEntry{.group = "apps",
+                         .kind = "DaemonSet",
+                         .health = daemonSetHealth,
+                         .aggregateStatus = daemonSetStatus,
+                         .dependencies = podTemplateDependencies,
+                         .podLabels = templateLabels});
+  for (const auto& [group, kind] : {std::pair{"apps", "ReplicaSet"}, std::pair{"batch", "Job"}})
     registry.add(KindEntry{.group = group,
                            .kind = kind,
                            .dependencies = podTemplateDependencies,

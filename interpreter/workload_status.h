@@ -1,0 +1,29 @@
+// Health and host status of the workload kinds whose copies run their own controllers on each
+// member (docs/design.md §11, §13): a DaemonSet and a StatefulSet as `kubectl rollout status`
+// reads them, and the host's status as the sum of its members', with observedGeneration moving
+// only when every member copy was made from the host's current generation and its controller
+// observed it. Pure functions on JSON, tested by tables (workload_status_test.cc); the kinds'
+// entries in kinds_workloads.cc use them.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <vector>
+
+#include "interpreter/interpreter.h"
+
+namespace flotilla::interpreter {
+
+// On every member copy: the host object's metadata.generation it was made from (the sync's
+// mark; controllers/common/managed.h names the same annotation).
+inline constexpr const char* kSourceGeneration = "flotilla.io/source-generation";
+
+HealthReport daemonSetHealth(const boost::json::object& daemonSet);
+std::optional<boost::json::object> daemonSetStatus(const boost::json::object& source,
+                                                   const std::vector<MemberObject>& members);
+
+HealthReport statefulSetHealth(const boost::json::object& statefulSet);
+std::optional<boost::json::object> statefulSetStatus(const boost::json::object& source,
+                                                     const std::vector<MemberObject>& members);
+
+}  // namespace flotilla::interpreter
