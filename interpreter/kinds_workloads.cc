@@ -18,12 +18,6 @@ namespace u = api::unstructured;
 
 namespace {
 
-// A replica count as a member reports it, kept to int32's range (what Kubernetes allows): a
-// hostile member cannot overflow the sums below.
-int64_t count(const json::object& o, std::initializer_list<std::string_view> path) {
-  return std::clamp<int64_t>(u::intAt(o, path).value_or(0), 0, INT32_MAX);
-}
-
 // A pod template's per-replica requirements; a template that does not decode asks for nothing
 // (admission validates templates, so this is a Deployment written around it).
 api::ReplicaRequirements templateRequirements(const json::object& object) {
@@ -40,8 +34,8 @@ std::string of(int64_t n, int64_t total, std::string_view what) {
 
 // A member Deployment as `kubectl rollout status` reads it.
 HealthReport deploymentHealth(const json::object& d) {
-  const int64_t generation = count(d, {"metadata", "generation"});
-  const int64_t observed = count(d, {"status", "observedGeneration"});
+  const int64_t generation = memberCount(d, {"metadata", "generation"});
+  const int64_t observed = memberCount(d, {"status", "observedGeneration"});
   if (observed < generation)
     return {Health::kProgressing,
             "the member's deployment controller has not observed generation " +
@@ -51,9 +45,9 @@ HealthReport deploymentHealth(const json::object& d) {
     return {Health::kUnhealthy,
             u::stringAt(*progressing, {"message"}, "progress deadline exceeded")};
   const int64_t wanted = u::intAt(d, {"spec", "replicas"}).value_or(1);
-  const int64_t updated = count(d, {"status", "updatedReplicas"});
-  const int64_t total = count(d, {"status", "replicas"});
-  const int64_t available = count(d, {"status", "availableReplicas"});
+  const int64_t updated = memberCount(d, {"status", "updatedReplicas"});
+  const int64_t total = memberCount(d, {"status", "replicas"});
+  const int64_t available = memberCount(d, {"status", "availableReplicas"});
   if (updated < wanted) return {Health::kProgressing, of(updated, wanted, "updated")};
   if (total > updated) return {Health::kProgressing, of(total - updated, total, "still old")};
   if (available < wanted) return {Health::kProgressing, of(available, wanted, "available")};
@@ -69,7 +63,7 @@ std::optional<json::object> deploymentStatus(const json::object&,
                             "unavailableReplicas"}) {
     int64_t sum = 0;
     for (const auto& m : members)
-      if (m.object) sum += count(*m.object, {"status", field});
+      if (m.object) sum += memberCount(*m.object, {"status", field});
     if (sum != 0) status[field] = sum;
   }
   return status;

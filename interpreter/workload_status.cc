@@ -10,12 +10,11 @@ namespace flotilla::interpreter {
 namespace json = boost::json;
 namespace u = api::unstructured;
 
-namespace {
-
-// A count as a member reports it, kept to int32's range: a hostile member cannot overflow sums.
 int64_t memberCount(const json::object& o, std::initializer_list<std::string_view> path) {
   return std::clamp<int64_t>(u::intAt(o, path).value_or(0), 0, INT32_MAX);
 }
+
+namespace {
 
 std::string ofTotal(int64_t n, int64_t total, std::string_view what) {
   return std::to_string(n) + " of " + std::to_string(total) + " " + std::string(what);

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
 #include <optional>
 #include <vector>
 
@@ -17,6 +20,10 @@ namespace flotilla::interpreter {
 // On every member copy: the host object's metadata.generation it was made from (the sync's
 // mark; controllers/common/managed.h names the same annotation).
 inline constexpr const char* kSourceGeneration = "flotilla.io/source-generation";
+
+// A count as a member reports it, kept to int32's range (what Kubernetes allows): a hostile
+// member cannot overflow the sums.
+int64_t memberCount(const boost::json::object& o, std::initializer_list<std::string_view> path);
 
 HealthReport daemonSetHealth(const boost::json::object& daemonSet);
 std::optional<boost::json::object> daemonSetStatus(const boost::json::object& source,
