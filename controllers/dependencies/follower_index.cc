@@ -39,13 +39,20 @@ std::string needValue(const Dependency& d) {
   return "need:" + ObjectKey{d.apiVersion, d.kind, d.ns, d.name}.str();
 }
 
-// "crd:<group>/<kind>" of a custom resource (`apiVersion` of a group Kubernetes does not serve).
-std::optional<std::string> crdValue(const std::string& apiVersion, const std::string& kind) {
+// The group of `apiVersion` when a CRD may serve it (not one kube-apiserver serves itself).
+std::optional<std::string> customGroup(const std::string& apiVersion) {
   const auto slash = apiVersion.find('/');
-  if (slash == std::string::npos || kind.empty()) return std::nullopt;
-  const std::string group = apiVersion.substr(0, slash);
+  if (slash == std::string::npos) return std::nullopt;
+  std::string group = apiVersion.substr(0, slash);
   if (api::builtInGroup(group)) return std::nullopt;
-  return "crd:" + group + "/" + kind;
+  return group;
+}
+
+// "crd:<group>/<kind>" of a custom resource.
+std::optional<std::string> crdValue(const std::string& apiVersion, const std::string& kind) {
+  const auto group = customGroup(apiVersion);
+  if (!group || kind.empty()) return std::nullopt;
+  return "crd:" + *group + "/" + kind;
 }
 
 std::string podLabelValue(const std::string& ns, std::string_view key, const json::value& value) {
@@ -140,17 +147,17 @@ FollowerIndex::FollowerIndex(IndexInformers informers, ServiceLookup services, S
 
 bool FollowerIndex::readyFor(const std::string& ns, const std::string& apiVersion) const {
   if (!ready(ns)) return false;
-  if (!crds_.synced || !crdValue(apiVersion, "kind")) return true;
+  if (!crds_.synced || !customGroup(apiVersion)) return true;
   return crds_.synced();
 }
 
 std::vector<Dependency> FollowerIndex::cachedNeeds(const json::object& object) const {
   std::vector<Dependency> out;
   if (!crds_.serving) return out;
-  const std::string apiVersion = u::stringAt(object, {"apiVersion"});
+  const auto group = customGroup(u::stringAt(object, {"apiVersion"}));
   const std::string kind = u::stringAt(object, {"kind"});
-  if (!crdValue(apiVersion, kind)) return out;
-  if (const auto crd = crds_.serving(apiVersion.substr(0, apiVersion.find('/')), kind))
+  if (!group || kind.empty()) return out;
+  if (const auto crd = crds_.serving(*group, kind))
     out.push_back({kCrdKind.first, kCrdKind.second, "", u::stringAt(*crd, {"metadata", "name"})});
   return out;
 }
