@@ -93,7 +93,8 @@ std::map<std::string, Hint> hints() {
       values(enums::kWhenUnsatisfiable), {}, nullptr, true, ""};
   h[p + ".maxClusters"].minimum = 0;
   enumOf(p + ".replicaScheduling.type", values(enums::kReplicaSchedulingType));
-  h[p + ".replicaScheduling.type"].defaultValue = "Divided";
+  // (No default: in a policy an absent type means the selected kind's default, which the binding
+  // controller writes into every binding.)
   enumOf(p + ".replicaScheduling.division", values(enums::kReplicaDivision));
   enumOf(p + ".replicaScheduling.dynamicWeight", values(enums::kDynamicWeight));
   h[p + ".replicaScheduling.avoidDisruption"].defaultValue = true;

@@ -11,9 +11,24 @@ void defaultString(std::string& field, const char* value) {
   if (field.empty()) field = value;
 }
 
+// What a placement's absent fields mean whatever the kind. replicaScheduling.type is not one of
+// them in a policy: a policy's absent type means the selected kind's default (Divided, Duplicated
+// for a StatefulSet: docs/operator.md "Kinds"), which the binding records (setDefaults(Placement&,
+// kind default) in the binding controller).
+void defaultPlacement(Placement& placement, const char* type) {
+  if (!placement.replicaScheduling) placement.replicaScheduling.emplace();
+  ReplicaScheduling& rs = *placement.replicaScheduling;
+  if (type) defaultString(rs.type, type);
+  if (rs.type != "Duplicated") defaultString(rs.division, "Weighted");
+  if (!rs.avoidDisruption) rs.avoidDisruption = true;
+  for (auto& c : placement.spreadConstraints) {
+    if (!c.minGroups) c.minGroups = 1;
+  }
+}
+
 template <class Policy>
 void defaultPolicy(Policy& policy) {
-  setDefaults(policy.spec.placement);
+  defaultPlacement(policy.spec.placement, nullptr);
   if (policy.spec.autoMigration) {
     defaultString(policy.spec.autoMigration->podUnschedulableFor, "1m");
     defaultString(policy.spec.autoMigration->capacityTTL, "5m");
@@ -26,16 +41,7 @@ void defaultPolicy(Policy& policy) {
 
 }  // namespace
 
-void setDefaults(Placement& placement) {
-  if (!placement.replicaScheduling) placement.replicaScheduling.emplace();
-  ReplicaScheduling& rs = *placement.replicaScheduling;
-  defaultString(rs.type, "Divided");
-  if (rs.type == "Divided") defaultString(rs.division, "Weighted");
-  if (!rs.avoidDisruption) rs.avoidDisruption = true;
-  for (auto& c : placement.spreadConstraints) {
-    if (!c.minGroups) c.minGroups = 1;
-  }
-}
+void setDefaults(Placement& placement, const char* type) { defaultPlacement(placement, type); }
 
 void setDefaults(PropagationPolicy& policy) { defaultPolicy(policy); }
 void setDefaults(ClusterPropagationPolicy& policy) { defaultPolicy(policy); }

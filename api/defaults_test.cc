@@ -21,7 +21,9 @@ spec:
   setDefaults(p);
   EXPECT_EQ(p.spec.priority, 0);
   const ReplicaScheduling& rs = p.spec.placement.replicaScheduling.value();
-  EXPECT_EQ(rs.type, "Divided");
+  // A policy's absent type means the selected kind's default (Divided; Duplicated for a
+  // StatefulSet), which its bindings record.
+  EXPECT_EQ(rs.type, "");
   EXPECT_EQ(rs.division, "Weighted");
   EXPECT_EQ(rs.avoidDisruption, true);
   EXPECT_EQ(rs.dynamicWeight, "");  // no weights means dynamic weights; nothing is written
@@ -95,6 +97,10 @@ spec: {plugins: {score: {enabled: [{name: Locality}, {name: LeastAllocated, weig
   ResourceBinding rb;
   setDefaults(rb);
   EXPECT_EQ(rb.spec.placement.replicaScheduling->type, "Divided");
+  Placement duplicated;
+  setDefaults(duplicated, "Duplicated");
+  EXPECT_EQ(duplicated.replicaScheduling->type, "Duplicated");
+  EXPECT_EQ(duplicated.replicaScheduling->division, "");  // (means nothing when Duplicated)
 }
 
 }  // namespace

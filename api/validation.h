@@ -44,7 +44,10 @@ void setDefaults(ClusterFederatedObject& object);
 void setDefaults(ClusterResourceBinding& binding);
 void setDefaults(SchedulingProfile& profile);
 void setDefaults(SchedulerExtender& extender);
-void setDefaults(Placement& placement);
+// `type`: replicaScheduling.type when the placement leaves it out (a binding: the selected kind's
+// default, interpreter::Interpreter::defaultScheduling); null leaves it out (a policy, which may
+// select kinds of different defaults).
+void setDefaults(Placement& placement, const char* type = "Divided");
 
 // The namespace Flotilla's own objects (member credentials) live in by default.
 inline constexpr const char* kSystemNamespace = "flotilla-system";

@@ -32,8 +32,9 @@ api::ReplicaRequirements Interpreter::requirements(const json::object& object) c
   return entry_.requirements(object);
 }
 
-void Interpreter::reviseReplicas(json::object& object, int32_t replicas) const {
-  if (entry_.reviseReplicas) entry_.reviseReplicas(object, replicas);
+std::string Interpreter::reviseReplicas(json::object& object, const Share& share) const {
+  if (!entry_.reviseReplicas) return {};
+  return entry_.reviseReplicas(object, share);
 }
 
 json::object Interpreter::memberTemplate(const json::object& source) const {

@@ -38,6 +38,21 @@ struct HealthReport {
   bool operator==(const HealthReport&) const = default;
 };
 
+// One cluster's part of an object whose replicas are divided (reviseReplicas).
+struct Share {
+  std::string cluster;
+  int32_t replicas = 0;
+  // Divided (the parts add up to the object's replicas); false: Duplicated, every cluster runs
+  // the whole object.
+  bool divided = true;
+  // Every cluster's part (the binding's spec.clusters): a kind that numbers its work across the
+  // fleet (a StatefulSet's ordinals, a Job's completions) places this part among the others.
+  std::vector<api::TargetCluster> placement;
+  // The member's Kubernetes version (its FederatedCluster's status.kubernetesVersion,
+  // "v1.27.3"); empty when not known yet.
+  std::string kubernetesVersion;
+};
+
 // One member's object of a federated object (for aggregateStatus).
 struct MemberObject {
   std::string cluster;
@@ -51,7 +66,9 @@ struct KindEntry {
   std::string kind;
   std::function<std::optional<int32_t>(const boost::json::object&)> replicas;
   std::function<api::ReplicaRequirements(const boost::json::object&)> requirements;
-  std::function<void(boost::json::object&, int32_t)> reviseReplicas;
+  // The object one cluster receives; returns what the division could not do on that cluster
+  // (reported on the binding's cluster and in an Event), empty when nothing.
+  std::function<std::string(boost::json::object&, const Share&)> reviseReplicas;
   std::function<void(boost::json::object&)> prune;
   std::function<void(boost::json::object& desired, const boost::json::object& live)> retain;
   std::function<HealthReport(const boost::json::object&)> health;
@@ -75,6 +92,12 @@ struct KindEntry {
   // left there when no workload needs it any more, instead of deleted: why (a CRD's deletion
   // deletes every custom resource of it on that member, Flotilla's or not). Null: deleted.
   const char* keptWhenUnfollowed = nullptr;
+  // replicaScheduling.type when the policy leaves it out (binding.h: BindingSubject).
+  const char* defaultScheduling = "Divided";
+  // Set when a copy on each of several clusters does the same work several times (a CronJob
+  // runs once per tick on every cluster it is on): what to warn about, from the object (empty:
+  // nothing for this object). An Event says so when a copy is created while there are others.
+  std::function<std::string(const boost::json::object&)> duplicatedWarning;
 };
 
 // A kind's entry, with the behaviour every kind shares around it.
@@ -89,8 +112,14 @@ class Interpreter {
   std::optional<int32_t> replicas(const boost::json::object& object) const;
   // What one replica needs (empty when the kind has no replicas).
   api::ReplicaRequirements requirements(const boost::json::object& object) const;
-  // `object` with `replicas` for one cluster; unchanged for a kind without replicas.
-  void reviseReplicas(boost::json::object& object, int32_t replicas) const;
+  // `object` with `share` of the replicas for one cluster; unchanged for a kind without
+  // replicas. Returns what the division could not do there (empty: nothing).
+  std::string reviseReplicas(boost::json::object& object, const Share& share) const;
+  const char* defaultScheduling() const { return entry_.defaultScheduling; }
+  // What several copies of `object` on several clusters do twice; empty: nothing.
+  std::string duplicatedWarning(const boost::json::object& object) const {
+    return entry_.duplicatedWarning ? entry_.duplicatedWarning(object) : std::string();
+  }
   // The template a member receives, from the host's source object: the kind's server-set fields
   // removed, then what no kind sends: status, and metadata other than name, namespace, labels and
   // annotations (uid, resourceVersion, generation, managedFields, ownerReferences, finalizers,

@@ -20,7 +20,7 @@ TEST(Interpreter, AKindWithoutAnEntryIsAWholeObjectDuplicatedAndHealthyWhenItExi
   EXPECT_FALSE(widget.divisible());
   EXPECT_EQ(widget.replicas(w), std::nullopt);  // spec.replicas means nothing to Flotilla here
   json::object revised = w;
-  widget.reviseReplicas(revised, 2);
+  EXPECT_EQ(widget.reviseReplicas(revised, Share{.cluster = "a", .replicas = 2}), "");
   EXPECT_EQ(revised, w);
   EXPECT_EQ(widget.health(&w), (HealthReport{Health::kHealthy, ""}));
   EXPECT_EQ(widget.health(nullptr).health, Health::kUnknown);

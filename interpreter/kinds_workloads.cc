@@ -1,6 +1,8 @@
-// Workload kinds: the Deployment (docs/design.md §3.8); StatefulSets and DaemonSets as Duplicated
-// whole objects with their health and summed status; the other pod-template kinds' dependencies.
-// Divided StatefulSets, Jobs and CronJobs come with their own semantics later (issue #31).
+// Workload kinds (docs/design.md §3.8, §13): the Deployment; the StatefulSet, Duplicated unless
+// its policy divides it, numbered across clusters (workload_division.h); the Job, whose
+// parallelism and completions are divided; the DaemonSet and CronJob, Duplicated; the health and
+// host status of each (workload_status.h, job_status.h); the other pod-template kinds'
+// dependencies.
 #include <algorithm>
 #include <boost/json/value.hpp>
 #include <cstdint>
@@ -9,7 +11,9 @@
 #include "api/json_codec.h"
 #include "api/unstructured.h"
 #include "interpreter/interpreter.h"
+#include "interpreter/job_status.h"
 #include "interpreter/pod_requests.h"
+#include "interpreter/workload_division.h"
 #include "interpreter/workload_status.h"
 
 namespace flotilla::interpreter {
@@ -106,8 +110,11 @@ void addWorkloadKinds(Registry& registry) {
         return static_cast<int32_t>(u::intAt(o, {"spec", "replicas"}).value_or(1));
       },
       .requirements = templateRequirements,
-      .reviseReplicas = [](json::object& o,
-                           int32_t n) { u::ensureObject(o, {"spec"})["replicas"] = n; },
+      .reviseReplicas =
+          [](json::object& o, const Share& share) {
+            u::ensureObject(o, {"spec"})["replicas"] = share.replicas;
+            return std::string();
+          },
       .prune = {},
       .retain = {},
       .health = deploymentHealth,
@@ -120,29 +127,46 @@ void addWorkloadKinds(Registry& registry) {
                     "create its own",
   });
   // The other kinds with a pod template: what their pods read follows them (docs/design.md §12).
-  // A StatefulSet and a DaemonSet are Duplicated whole objects (a StatefulSet's division comes
-  // with issue #31): their health is the member's rollout, the host's status the members' sum
-  // (workload_status.h).
+  // Each member runs its own controller for them: their health is the member's rollout, the
+  // host's status the members' sum (workload_status.h, job_status.h).
   registry.add(KindEntry{.group = "apps",
                          .kind = "StatefulSet",
+                         .replicas = statefulSetReplicas,
+                         .requirements = templateRequirements,
+                         .reviseReplicas = reviseStatefulSet,
                          .health = statefulSetHealth,
                          .aggregateStatus = statefulSetStatus,
                          .dependencies = statefulSetDependencies,
-                         .podLabels = templateLabels});
+                         .podLabels = templateLabels,
+                         // A stateful set split among clusters is a choice (its pods' data
+                         // stays where they ran): made only by a policy that says Divided.
+                         .defaultScheduling = "Duplicated"});
   registry.add(KindEntry{.group = "apps",
                          .kind = "DaemonSet",
                          .health = daemonSetHealth,
                          .aggregateStatus = daemonSetStatus,
                          .dependencies = podTemplateDependencies,
                          .podLabels = templateLabels});
-  for (const auto& [group, kind] : {std::pair{"apps", "ReplicaSet"}, std::pair{"batch", "Job"}})
-    registry.add(KindEntry{.group = group,
-                           .kind = kind,
-                           .dependencies = podTemplateDependencies,
-                           .podLabels = templateLabels});
+  registry.add(KindEntry{.group = "batch",
+                         .kind = "Job",
+                         .replicas = jobReplicas,
+                         .requirements = templateRequirements,
+                         .reviseReplicas = reviseJob,
+                         .prune = pruneJob,
+                         .retain = retainJob,
+                         .health = jobHealth,
+                         .aggregateStatus = jobStatus,
+                         .dependencies = podTemplateDependencies,
+                         .podLabels = templateLabels,
+                         .duplicatedWarning = jobDuplicatedWarning});
+  registry.add(KindEntry{.group = "apps",
+                         .kind = "ReplicaSet",
+                         .dependencies = podTemplateDependencies,
+                         .podLabels = templateLabels});
   registry.add(
       KindEntry{.group = "batch",
                 .kind = "CronJob",
+                .aggregateStatus = cronJobStatus,
                 .dependencies =
                     [](const json::object& o) {
                       return podSpecAt(o, {"spec", "jobTemplate", "spec", "template", "spec"});
@@ -151,7 +175,8 @@ void addWorkloadKinds(Registry& registry) {
                     [](const json::object& o) {
                       return u::findObject(
                           o, {"spec", "jobTemplate", "spec", "template", "metadata", "labels"});
-                    }});
+                    },
+                .duplicatedWarning = cronJobDuplicatedWarning});
   registry.add(
       KindEntry{.group = "",
                 .kind = "Pod",

@@ -18,10 +18,10 @@ TEST(DeploymentEntry, ReplicasDefaultToOneAndAreRevisedPerCluster) {
   EXPECT_EQ(deployment().replicas(parse(R"({"spec":{"replicas":0}})")), 0);
   json::object d = parse(R"({"spec":{"replicas":6,"template":{}}})");
   EXPECT_EQ(deployment().replicas(d), 6);
-  deployment().reviseReplicas(d, 2);
+  deployment().reviseReplicas(d, Share{.cluster = "a", .replicas = 2});
   EXPECT_EQ(d.at("spec").at("replicas"), 2);
   json::object bare = parse(R"({"metadata":{"name":"x"}})");
-  deployment().reviseReplicas(bare, 3);
+  deployment().reviseReplicas(bare, Share{.cluster = "a", .replicas = 3});
   EXPECT_EQ(bare.at("spec").at("replicas"), 3);
 }
 

@@ -39,7 +39,7 @@ TEST(DefaultsPatch, MinimalPolicyGetsEveryDefaultAtTheHighestMissingLevel) {
           "metadata":{"name":"p","namespace":"demo"},"spec":{}})");
   EXPECT_EQ(json::value(ops), json::parse(R"([
     {"op":"add","path":"/spec/placement","value":{"replicaScheduling":
-      {"type":"Divided","division":"Weighted","avoidDisruption":true}}},
+      {"division":"Weighted","avoidDisruption":true}}},
     {"op":"add","path":"/spec/failover","value":{"clusterNotReadyFor":"60s","failback":"Rebalance"}}
   ])"))
       << json::serialize(ops);

@@ -107,7 +107,8 @@ BindingSubject subjectOf(const api::FederatedObject& fo) {
                    .uid = fo.metadata.uid},
       .replicas = entry.replicas(t).value_or(0),
       .requirements = entry.requirements(t),
-      .workload = policy::workloadOf(t)};
+      .workload = policy::workloadOf(t),
+      .defaultScheduling = entry.defaultScheduling()};
   // The federated object's labels, as a FederatedDeployment's: the source's, with the policy
   // label the template leaves out.
   s.workload.labels = fo.metadata.labels;
@@ -190,7 +191,7 @@ BindingDecision decideBinding(const BindingSubject& subject, const policy::Resol
     // an undefaulted copy would come back defaulted and never match, an update per reconcile.
     // (Policies stored before the webhooks existed are undefaulted; defaulting is idempotent.)
     desired.spec.placement = winner.spec->placement;
-    api::setDefaults(desired.spec.placement);
+    api::setDefaults(desired.spec.placement, subject.defaultScheduling);
     desired.spec.priority = winner.priority;
     desired.spec.conflictResolution = winner.spec->conflictResolution;
     desired.spec.dependencies = winner.spec->dependencies;

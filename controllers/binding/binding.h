@@ -45,6 +45,9 @@ struct BindingSubject {
   int32_t replicas = 0;  // 0: nothing to divide (the object goes to every selected cluster)
   api::ReplicaRequirements requirements;
   policy::Workload workload;  // what policies are matched against
+  // replicaScheduling.type when the policy leaves it out: the kind's default (a StatefulSet is
+  // Duplicated unless its policy says Divided; docs/operator.md "Kinds").
+  const char* defaultScheduling = "Divided";
 };
 
 BindingSubject subjectOf(const api::FederatedDeployment& fd);

@@ -448,6 +448,35 @@ spec:
   EXPECT_EQ(decideBinding(subject, won(p), &theirs, kT1).action, Action::kConflict);
 }
 
+TEST(DecideBinding, AStatefulSetIsDuplicatedUnlessItsPolicySaysDivided) {
+  auto fo = api::testing::fromYaml<api::FederatedObject>(R"(
+apiVersion: flotilla.io/v1alpha1
+kind: FederatedObject
+metadata: {name: web-statefulset, namespace: demo, uid: uid-fo, generation: 1}
+spec:
+  template:
+    apiVersion: apps/v1
+    kind: StatefulSet
+    metadata: {name: web, namespace: demo}
+    spec: {replicas: 5, serviceName: web, template: {spec: {containers: [{name: c, image: i}]}}}
+)");
+  const auto subject = subjectOf(fo);
+  EXPECT_EQ(subject.replicas, 5);
+  // A policy that leaves the type out (defaulted as admission stores it): the kind's default.
+  auto p = spread();
+  p.spec.placement.replicaScheduling.reset();
+  api::setDefaults(p);
+  const auto duplicated = decideBinding(subject, won(p), nullptr, kT0);
+  ASSERT_EQ(duplicated.action, Action::kCreate);
+  EXPECT_EQ(duplicated.desired.spec.placement.replicaScheduling->type, "Duplicated");
+  // The same policy makes a Deployment's binding Divided.
+  EXPECT_EQ(decideBinding(fd(), won(p), nullptr, kT0).desired.spec.placement.replicaScheduling->type,
+            "Divided");
+  // Said in the policy: divided.
+  const auto divided = decideBinding(subject, won(spread()), nullptr, kT0);
+  EXPECT_EQ(divided.desired.spec.placement.replicaScheduling->type, "Divided");
+}
+
 TEST(DecideBinding, AFollowerIsBoundWithoutAPolicyToItsLeadersClusters) {
   auto fo = api::testing::fromYaml<api::FederatedObject>(R"(
 apiVersion: flotilla.io/v1alpha1

@@ -18,10 +18,15 @@ api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
                                               const interpreter::Interpreter& interpreter,
                                               const std::string& bindingKey,
                                               const std::string& cluster,
-                                              std::optional<int32_t> replicas,
-                                              const std::string& hostId, bool adopted) {
+                                              const interpreter::Share* share,
+                                              const std::string& hostId, bool adopted,
+                                              std::string* note) {
   json::object object = fo.spec.template_;
-  if (replicas && interpreter.divisible()) interpreter.reviseReplicas(object, *replicas);
+  // (An object of a kind with replicas may have none to divide: an Indexed Job.)
+  if (share && interpreter.replicas(object)) {
+    std::string limited = interpreter.reviseReplicas(object, *share);
+    if (note) *note = std::move(limited);
+  }
   const std::string apiVersion = u::stringAt(object, {"apiVersion"});
   const std::string kind = u::stringAt(object, {"kind"});
   const std::string name = u::stringAt(object, {"metadata", "name"});

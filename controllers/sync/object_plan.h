@@ -18,14 +18,17 @@ namespace flotilla::controllers::sync {
 inline constexpr const char* kAdoptedAnnotation = "flotilla.io/adopted";
 
 // The member object for `cluster`: the template, with the cluster's share of the replicas when the
-// kind has them (`replicas`), that cluster's overrides, then Flotilla's marks (which no override
-// removes) and, when `adopted`, the adopted annotation.
+// object has replicas (`share`, null: the template's own), that cluster's overrides, then
+// Flotilla's marks (which no override removes) and, when `adopted`, the adopted annotation.
+// `note`, when given: what the division could not do on that cluster (Interpreter::
+// reviseReplicas), else empty.
 api::Result<boost::json::object> desiredMemberObject(const api::FederatedObject& fo,
                                                      const interpreter::Interpreter& interpreter,
                                                      const std::string& bindingKey,
                                                      const std::string& cluster,
-                                                     std::optional<int32_t> replicas,
-                                                     const std::string& hostId, bool adopted);
+                                                     const interpreter::Share* share,
+                                                     const std::string& hostId, bool adopted,
+                                                     std::string* note = nullptr);
 
 enum class MemberStep {
   kNone,      // nothing to write (in sync, or nothing of ours there)

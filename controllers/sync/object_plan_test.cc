@@ -42,7 +42,7 @@ constexpr const char* kKey = "demo/settings-configmap";
 
 json::object desired(const std::string& cluster, bool adopted = false) {
   auto d =
-      desiredMemberObject(configMap(), kConfigMap, kKey, cluster, std::nullopt, "host-1", adopted);
+      desiredMemberObject(configMap(), kConfigMap, kKey, cluster, nullptr, "host-1", adopted);
   EXPECT_TRUE(d) << d.error();
   return d ? *d : json::object{};
 }
@@ -65,7 +65,7 @@ TEST(DesiredMemberObject, TheTemplateWithTheClustersOverridesAndFlotillasMarks) 
   // A patch that cannot apply names the cluster and the patch.
   auto fo = configMap();
   fo.spec.overrides[0].patches[0].path = "/spec/nothing/here";
-  auto broken = desiredMemberObject(fo, kConfigMap, kKey, "member2", std::nullopt, "", false);
+  auto broken = desiredMemberObject(fo, kConfigMap, kKey, "member2", nullptr, "", false);
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().message.find("override patch 0"), std::string::npos);
   EXPECT_NE(broken.error().message.find("member2"), std::string::npos);

@@ -73,9 +73,11 @@ void SyncController::watchClusterObjects(kube::Controller& controller,
 
 ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                                                const interpreter::Interpreter& interpreter,
-                                               const std::string& key, const std::string& cluster,
-                                               int32_t replicas, bool adoptAllowed, Retry* retry,
+                                               const std::string& key,
+                                               const interpreter::Share& share, bool adoptAllowed,
+                                               Retry* retry,
                                                std::optional<json::object>* liveOut) {
+  const std::string& cluster = share.cluster;
   ClusterState out{cluster, propagation::kOK, "", {}, true};
   auto fail = [&](const char* state, std::string message) {
     out.propagation = state;
@@ -148,9 +150,10 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   }
   api::Result<json::object> desired = json::object{};
   MemberPlan plan;
+  std::string limited;  // what the division could not do here (a StatefulSet's ordinals)
   while (true) {
-    desired = desiredMemberObject(fo, interpreter, key, cluster, replicas, options_.hostId,
-                                  live && adopted(*live));
+    desired = desiredMemberObject(fo, interpreter, key, cluster, &share, options_.hostId,
+                                  live && adopted(*live), &limited);
     if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
     if (live && managedFor(*live, key, options_.hostId)) interpreter.retain(*desired, *live);
     plan = planMember({.targeted = true,
@@ -174,13 +177,14 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
     case MemberStep::kDelete:  // (never planned for a target)
     case MemberStep::kRelease:
       out.health = interpreter.health(live ? &*live : nullptr);
+      out.message = std::move(limited);
       *liveOut = std::move(live);
       return out;
     case MemberStep::kApply:
       break;
   }
   if (plan.adopt) {
-    desired = desiredMemberObject(fo, interpreter, key, cluster, replicas, options_.hostId, true);
+    desired = desiredMemberObject(fo, interpreter, key, cluster, &share, options_.hostId, true);
     if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
   }
   if (!ns.empty()) {
@@ -211,8 +215,17 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                         : live     ? "updated"
                                    : "created") +
                 " " + kind + " " + (ns.empty() ? name : ns + "/" + name) + " on " + cluster);
+  // What the user should know of this copy, said once, when it is written: the division could
+  // not do everything here, or the same work now runs on several clusters.
+  if (!limited.empty())
+    events_.event(involved(fo), "Warning", "DivisionLimited", limited);
+  if (const std::string twice = interpreter.duplicatedWarning(fo.spec.template_);
+      !live && !twice.empty() && share.placement.size() > 1)
+    events_.event(involved(fo), "Warning", "DuplicatedRuns",
+                  "on " + std::to_string(share.placement.size()) + " clusters: " + twice);
   (*applied)["apiVersion"] = apiVersion;
   (*applied)["kind"] = kind;
+  out.message = std::move(limited);
   out.health = interpreter.health(&*applied);
   *liveOut = std::move(*applied);
   return out;
@@ -381,6 +394,12 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     return kube::ReconcileResult{};  // the update brings it back
   }
   const bool adoptAllowed = rb->spec.conflictResolution == "Adopt";
+  const bool divided = !rb->spec.placement.replicaScheduling ||
+                       rb->spec.placement.replicaScheduling->type != "Duplicated";
+  auto kubernetesVersion = [&](const std::string& cluster) {
+    const auto fc = informers_.clusters.store().get(cluster);
+    return fc ? u::stringAt(*fc, {"status", "kubernetesVersion"}) : std::string();
+  };
 
   // What each cluster may hold (sync_plan.h): a following cache of Flotilla's copies that holds
   // none says nothing of ours is there (only a cache already started: a kind is not watched on
@@ -435,8 +454,12 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     }
     if (action.step != SyncStep::kRemove) {  // (kinds without make-before-break never hold)
       std::optional<json::object> live;
-      states.push_back(syncObjectCluster(fo, interpreter, key, action.cluster, action.replicas,
-                                         adoptAllowed, &retry, &live));
+      interpreter::Share share{.cluster = action.cluster,
+                               .replicas = action.replicas,
+                               .divided = divided,
+                               .placement = targets,
+                               .kubernetesVersion = kubernetesVersion(action.cluster)};
+      states.push_back(syncObjectCluster(fo, interpreter, key, share, adoptAllowed, &retry, &live));
       lives.push_back(std::move(live));
       continue;
     }
