@@ -166,7 +166,10 @@ api::FederatedObjectStatus objectStatus(const api::FederatedObject& fo,
   std::string notApplied, notHealthy;
   for (const auto& c : clusters) {
     status.clusters.push_back({c.cluster, c.propagation, std::string(toString(c.health.health)),
-                               c.propagation == propagation::kOK ? c.health.message : c.message});
+                               c.propagation != propagation::kOK ? c.message
+                               : c.health.message.empty()         ? c.message
+                               : c.message.empty()                ? c.health.message
+                                                   : c.health.message + "; " + c.message});
     if (!c.target) {
       if (notApplied.empty()) notApplied = c.cluster + ": " + c.propagation + ": " + c.message;
       continue;

@@ -520,6 +520,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   std::vector<ClusterOutcome> outcomes;
   for (const auto& s : states) {
     outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
+    if (s.propagation == propagation::kOK) outcomes.back().note = s.message;
     if (interpreter.followersWaitUntilHealthy() && s.propagation == propagation::kOK)
       outcomes.back().health = std::string(interpreter::toString(s.health.health));
   }

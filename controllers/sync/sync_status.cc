@@ -33,7 +33,7 @@ api::ResourceBindingStatus syncStatus(const api::ResourceBinding& binding,
     item.clusterName = o.cluster;
     item.applied = ok && o.target;
     item.propagation = o.propagation;
-    item.message = ok ? (o.held ? o.message : "") : o.message;
+    item.message = ok ? (o.held ? o.message : o.note) : o.message;
     if (!o.health.empty()) item.health = o.health;
     if (item.health.empty()) item.health = "Unknown";
     items.push_back(std::move(item));

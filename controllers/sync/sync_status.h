@@ -37,6 +37,9 @@ struct ClusterOutcome {
   // The copy's health there, for a kind whose workloads wait until it is healthy (a CRD:
   // Interpreter::followersWaitUntilHealthy); empty: not recorded (the entry keeps its own).
   std::string health;
+  // Applied, with something the user should know (a StatefulSet's ordinals a member cannot
+  // take: Interpreter::reviseReplicas): the entry's message.
+  std::string note;
 };
 
 // The status after a sync pass. Entries: one per target cluster (sorted by name), plus
