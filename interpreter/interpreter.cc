@@ -108,6 +108,7 @@ const Registry& Registry::builtIn() {
     addServiceKinds(r);
     addRbacKinds(r);
     addExtensionKinds(r);
+    addAvailabilityKinds(r);
     return r;
   }();
   return registry;

@@ -98,6 +98,14 @@ struct KindEntry {
   // runs once per tick on every cluster it is on): what to warn about, from the object (empty:
   // nothing for this object). An Event says so when a copy is created while there are others.
   std::function<std::string(const boost::json::object&)> duplicatedWarning;
+  // The object an object of this kind follows because it names it (an HPA: its scaleTargetRef),
+  // nullopt when it names none: it goes wherever that object goes, as a Service goes with the
+  // pods it selects (docs/design.md §12). Null: the kind follows only what names it.
+  std::function<std::optional<Dependency>(const boost::json::object&)> follows;
+  // What it follows has its replicas set by it on each member (an HPA scales its target): where
+  // its copy is applied, the sync keeps the member's replicas of that object instead of writing
+  // its share back (docs/design.md §13).
+  bool scalesWhatItFollows = false;
 };
 
 // A kind's entry, with the behaviour every kind shares around it.
@@ -142,6 +150,10 @@ class Interpreter {
   const char* notAdopted() const { return entry_.notAdopted; }
   bool followersWaitUntilHealthy() const { return entry_.followersWaitUntilHealthy; }
   const char* keptWhenUnfollowed() const { return entry_.keptWhenUnfollowed; }
+  std::optional<Dependency> follows(const boost::json::object& object) const {
+    return entry_.follows ? entry_.follows(object) : std::nullopt;
+  }
+  bool scalesWhatItFollows() const { return entry_.scalesWhatItFollows; }
 
  private:
   const KindEntry& entry_;
@@ -165,8 +177,9 @@ class Registry {
 // The built-in entries, by family (one file each).
 void addWorkloadKinds(Registry& registry);   // Deployment; pod-template kinds' dependencies
 void addCoreKinds(Registry& registry);       // ConfigMap, Secret, ServiceAccount, PVC, Namespace
-void addServiceKinds(Registry& registry);    // Service
+void addServiceKinds(Registry& registry);    // Service, Ingress
 void addRbacKinds(Registry& registry);       // Role, RoleBinding, ClusterRole, ClusterRoleBinding
 void addExtensionKinds(Registry& registry);  // CustomResourceDefinition
+void addAvailabilityKinds(Registry& registry);  // HorizontalPodAutoscaler, PodDisruptionBudget
 
 }  // namespace flotilla::interpreter

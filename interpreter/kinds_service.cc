@@ -1,4 +1,4 @@
-// Service (docs/design.md §3.8; the rule is in docs/decisions.md, "What a member Service
+// Service and Ingress (docs/design.md §3.8; the rule is in docs/decisions.md, "What a member Service
 // receives"). The host's API server allocates a Service's cluster IPs, node ports and health-check
 // node port; each member allocates its own, so those never leave the host. A node port (or
 // health-check node port, or IP family) the user wrote is theirs and is sent: who wrote a field is
@@ -109,11 +109,9 @@ HealthReport serviceHealth(const json::object& service) {
   return {Health::kHealthy, ""};
 }
 
-// A LoadBalancer Service's host status lists every member's ingress points (each once, in
-// cluster order), so a client (or external-dns) sees every way in.
-std::optional<json::object> serviceStatus(const json::object& source,
-                                          const std::vector<MemberObject>& members) {
-  if (!isLoadBalancer(source)) return std::nullopt;
+// Every member's status.loadBalancer.ingress points, each once, in cluster order: a client (or
+// external-dns) reading the host sees every way in.
+json::object loadBalancers(const std::vector<MemberObject>& members) {
   json::array ingress;
   std::set<std::string> seen;
   for (const auto& m : members) {
@@ -129,6 +127,13 @@ std::optional<json::object> serviceStatus(const json::object& source,
   return json::object{{"loadBalancer", std::move(loadBalancer)}};
 }
 
+// A LoadBalancer Service's host status: its members' load balancers.
+std::optional<json::object> serviceStatus(const json::object& source,
+                                          const std::vector<MemberObject>& members) {
+  if (!isLoadBalancer(source)) return std::nullopt;
+  return loadBalancers(members);
+}
+
 }  // namespace
 
 void addServiceKinds(Registry& registry) {
@@ -137,6 +142,15 @@ void addServiceKinds(Registry& registry) {
                          .prune = pruneService,
                          .health = serviceHealth,
                          .aggregateStatus = serviceStatus});
+  // An Ingress is Duplicated whole; each member's ingress controller gives it addresses, which
+  // the host's lists (as a LoadBalancer Service's). It is healthy when it exists: a member may
+  // have no controller that reports addresses, and that does not make its rules wrong.
+  registry.add(KindEntry{.group = "networking.k8s.io",
+                         .kind = "Ingress",
+                         .aggregateStatus = [](const json::object&,
+                                               const std::vector<MemberObject>& members) {
+                           return std::optional<json::object>(loadBalancers(members));
+                         }});
 }
 
 }  // namespace flotilla::interpreter

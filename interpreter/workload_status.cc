@@ -29,13 +29,10 @@ std::optional<HealthReport> notObserved(const json::object& o, std::string_view 
                                                 std::to_string(generation) + " yet"};
 }
 
-// The host's status: what it holds, with each of `fields` summed over the members (a zero
-// left out, as the API server's JSON leaves it out) and observedGeneration the host's generation
-// once every target holds a copy made from it that its controller has observed, else what it
-// was. Fields Flotilla does not sum stay as they are (a StatefulSet's collisionCount may never
-// decrease).
-json::object summed(const json::object& source, const std::vector<MemberObject>& members,
-                    std::initializer_list<const char*> fields) {
+}  // namespace
+
+json::object summedStatus(const json::object& source, const std::vector<MemberObject>& members,
+                          std::initializer_list<const char*> fields) {
   json::object status;
   if (const json::object* before = u::findObject(source, {"status"})) status = *before;
   for (const char* field : fields) {
@@ -64,8 +61,6 @@ json::object summed(const json::object& source, const std::vector<MemberObject>&
   return status;
 }
 
-}  // namespace
-
 HealthReport daemonSetHealth(const json::object& ds) {
   if (auto waiting = notObserved(ds, "daemon set")) return *waiting;
   const int64_t desired = memberCount(ds, {"status", "desiredNumberScheduled"});
@@ -79,7 +74,7 @@ HealthReport daemonSetHealth(const json::object& ds) {
 
 std::optional<json::object> daemonSetStatus(const json::object& source,
                                             const std::vector<MemberObject>& members) {
-  return summed(source, members,
+  return summedStatus(source, members,
                 {"currentNumberScheduled", "desiredNumberScheduled", "numberAvailable",
                  "numberMisscheduled", "numberReady", "numberUnavailable",
                  "updatedNumberScheduled"});
@@ -102,7 +97,7 @@ HealthReport statefulSetHealth(const json::object& sts) {
 
 std::optional<json::object> statefulSetStatus(const json::object& source,
                                               const std::vector<MemberObject>& members) {
-  return summed(source, members,
+  return summedStatus(source, members,
                 {"replicas", "readyReplicas", "currentReplicas", "updatedReplicas",
                  "availableReplicas"});
 }

@@ -25,6 +25,15 @@ inline constexpr const char* kSourceGeneration = "flotilla.io/source-generation"
 // member cannot overflow the sums.
 int64_t memberCount(const boost::json::object& o, std::initializer_list<std::string_view> path);
 
+// The host's status: what it holds, with each of `fields` summed over the members (a zero
+// left out, as the API server's JSON leaves it out) and observedGeneration the host's generation
+// once every target holds a copy made from it that its controller has observed, else what it
+// was. Fields Flotilla does not sum stay as they are (a StatefulSet's collisionCount may never
+// decrease).
+boost::json::object summedStatus(const boost::json::object& source,
+                                 const std::vector<MemberObject>& members,
+                                 std::initializer_list<const char*> fields);
+
 HealthReport daemonSetHealth(const boost::json::object& daemonSet);
 std::optional<boost::json::object> daemonSetStatus(const boost::json::object& source,
                                                    const std::vector<MemberObject>& members);
