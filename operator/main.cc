@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "api/unstructured.h"
 #include "controllers/automigration/automigration_controller.h"
 #include "controllers/binding/binding_controller.h"
 #include "controllers/cluster/cluster_controller.h"
@@ -299,6 +300,12 @@ int main(int argc, char** argv) {
   const ctl::KindKey crdKind{ctl::dependencies::kCrdKind.first,
                                        ctl::dependencies::kCrdKind.second};
   sources.addIndex(crdKind, ctl::dependencies::kCrdIndex, ctl::dependencies::crdIndexValues);
+  for (const auto& [apiVersion, kind] : ctl::dependencies::kNamingKinds)
+    sources.addIndex({apiVersion, kind}, ctl::dependencies::kFollowsIndex,
+                     [apiVersion = std::string(apiVersion),
+                      kind = std::string(kind)](const boost::json::object& o) {
+                       return ctl::dependencies::followsIndexValues(apiVersion, kind, o);
+                     });
   ctl::dependencies::FollowerIndex followers(
       {*bindings, *federated, *federatedObjects, clusterBindings.get()},
       {.named = [&sources](const std::string& ns, const std::string& name) -> kube::ObjectPtr {
@@ -338,7 +345,23 @@ int main(int argc, char** argv) {
        .synced = [&sources, crdKind] {
          auto informer = sources.get(crdKind, "");
          return !informer || informer->hasSynced();
-       }});
+       }},
+      {.named = [&sources](const ctl::dependencies::Dependency& d) -> kube::ObjectPtr {
+         auto informer = sources.get({d.apiVersion, d.kind}, d.ns);
+         return informer ? informer->store().get(d.ns + "/" + d.name) : nullptr;
+       },
+       .naming =
+           [&sources](const std::string& ns, const std::string& target) {
+             std::vector<ctl::dependencies::Dependency> out;
+             for (const auto& [apiVersion, kind] : ctl::dependencies::kNamingKinds)
+               if (auto informer = sources.get({apiVersion, kind}, ns))
+                 for (const auto& o : informer->store().byIndex(ctl::dependencies::kFollowsIndex,
+                                                                target))
+                   out.push_back(ctl::dependencies::Dependency{
+                       apiVersion, kind, ns,
+                       flotilla::api::unstructured::stringAt(*o, {"metadata", "name"}), false});
+             return out;
+           }});
   ctl::federate::FederateObjectController federateObjects(
       manager->client(), manager->executor(),
       {*federatedObjects, *clusterFederatedObjects, *policies, *clusterPolicies}, sources, recorder,

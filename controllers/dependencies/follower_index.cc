@@ -55,6 +55,13 @@ std::optional<std::string> crdValue(const std::string& apiVersion, const std::st
   return "crd:" + *group + "/" + kind;
 }
 
+// "target:<ObjectKey>" of an object with replicas: what an HPA scaling it names.
+std::optional<std::string> targetValue(const json::object& object,
+                                       const interpreter::Interpreter& interpreter) {
+  if (!interpreter.divisible()) return std::nullopt;
+  return "target:" + ObjectKey::of(object).str();
+}
+
 std::string podLabelValue(const std::string& ns, std::string_view key, const json::value& value) {
   return "pod:" + selectorValue(ns, key, value);
 }
@@ -72,6 +79,7 @@ std::vector<std::string> needsOf(MemberObjectOf memberObject, const json::object
     out.push_back(needValue(need));
   if (auto crd = crdValue(u::stringAt(*object, {"apiVersion"}), u::stringAt(*object, {"kind"})))
     out.push_back(std::move(*crd));
+  if (auto target = targetValue(*object, interpreter)) out.push_back(std::move(*target));
   if (const json::object* labels = interpreter.podLabels(*object)) {
     const std::string ns = u::stringAt(*object, {"metadata", "namespace"});
     for (const auto& kv : *labels) out.push_back(podLabelValue(ns, kv.key(), kv.value()));
@@ -105,6 +113,13 @@ std::vector<std::string> selectorIndexValues(const json::object& service) {
   return out;
 }
 
+std::vector<std::string> followsIndexValues(const std::string& apiVersion, const std::string& kind,
+                                            const json::object& object) {
+  const auto followed = interpreter::Registry::builtIn().of(apiVersion, kind).follows(object);
+  if (!followed) return {};
+  return {ObjectKey{followed->apiVersion, followed->kind, followed->ns, followed->name}.str()};
+}
+
 std::vector<std::string> crdIndexValues(const json::object& crd) {
   const std::string group = u::stringAt(crd, {"spec", "group"});
   const std::string kind = u::stringAt(crd, {"spec", "names", "kind"});
@@ -132,11 +147,12 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
 }
 
 FollowerIndex::FollowerIndex(IndexInformers informers, ServiceLookup services, SourcesSynced synced,
-                             CrdLookup crds)
+                             CrdLookup crds, NamingLookup naming)
     : informers_(informers),
       services_(std::move(services)),
       synced_(std::move(synced)),
-      crds_(std::move(crds)) {
+      crds_(std::move(crds)),
+      naming_(std::move(naming)) {
   informers_.federatedDeployments.addIndex(
       kNeedsIndex, [](const json::object& fd) { return needsOf(deploymentOf, fd); });
   informers_.federatedObjects.addIndex(
@@ -153,6 +169,14 @@ bool FollowerIndex::readyFor(const std::string& ns, const std::string& apiVersio
 
 std::vector<Dependency> FollowerIndex::cachedNeeds(const json::object& object) const {
   std::vector<Dependency> out;
+  if (naming_.naming) {
+    const auto interpreter = interpreter::Registry::builtIn().of(
+        u::stringAt(object, {"apiVersion"}), u::stringAt(object, {"kind"}));
+    if (interpreter.divisible())
+      for (auto& follower : naming_.naming(u::stringAt(object, {"metadata", "namespace"}),
+                                           ObjectKey::of(object).str()))
+        out.push_back(std::move(follower));
+  }
   if (!crds_.serving) return out;
   const auto group = customGroup(u::stringAt(object, {"apiVersion"}));
   const std::string kind = u::stringAt(object, {"kind"});
@@ -236,6 +260,16 @@ std::vector<Leader> FollowerIndex::leadersOf(const Dependency& follower) const {
         values.push_back(
             podLabelValue(follower.ns, selector->begin()->key(), selector->begin()->value()));
     }
+  }
+  // An object that follows what it names (an HPA): the federated object of what it names.
+  if (naming_.named) {
+    const auto interpreter = interpreter::Registry::builtIn().of(follower.apiVersion, follower.kind);
+    if (const auto source = naming_.named(follower))
+      if (const auto followed = interpreter.follows(*source))
+        values.push_back("target:" +
+                         ObjectKey{followed->apiVersion, followed->kind, followed->ns,
+                                   followed->name}
+                             .str());
   }
   if (follower.apiVersion == kCrdKind.first && follower.kind == kCrdKind.second && crds_.named) {
     if (const auto crd = crds_.named(follower.name))

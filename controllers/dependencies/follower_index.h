@@ -32,7 +32,8 @@ struct IndexInformers {
 
 // On federated objects: "need:<ObjectKey>" for each object its template names (the interpreter's
 // dependencies), "pod:<ns>/<key>=<value>" for each label of the pods it runs (a Service's selector
-// finds them), "crd:<group>/<kind>" for a custom resource (its CRD finds it).
+// finds them), "crd:<group>/<kind>" for a custom resource (its CRD finds it), "target:<ObjectKey>"
+// of its own object when it has replicas (an HPA naming it finds it).
 inline constexpr const char* kNeedsIndex = "flotilla.io/needs";
 // On bindings: "<ns>/<name>" of each leader in spec.requiredBy.
 inline constexpr const char* kRequiredByIndex = "flotilla.io/required-by";
@@ -70,6 +71,24 @@ std::vector<std::string> crdIndexValues(const boost::json::object& crd);
 inline constexpr std::pair<const char*, const char*> kCrdKind = {"apiextensions.k8s.io/v1",
                                                                  "CustomResourceDefinition"};
 
+// The host's objects of the kinds that follow what they name (interpreter::Interpreter::follows:
+// an HPA its scale target), as their caches hold them (none where they are not watched).
+struct NamingLookup {
+  // The cached source of `follower`; null when it is not cached.
+  std::function<kube::ObjectPtr(const Dependency& follower)> named;
+  // The cached objects of those kinds in `ns` following the object whose kFollowsIndex value is
+  // `target` (the ObjectKey text of the object they name).
+  std::function<std::vector<Dependency>(const std::string& ns, const std::string& target)> naming;
+};
+// On the informers of those kinds: the ObjectKey text of the object each names.
+inline constexpr const char* kFollowsIndex = "flotilla.io/follows";
+std::vector<std::string> followsIndexValues(const std::string& apiVersion, const std::string& kind,
+                                            const boost::json::object& object);
+// The kinds that follow what they name.
+inline constexpr std::array<std::pair<const char*, const char*>, 1> kNamingKinds = {{
+    {"autoscaling/v2", "HorizontalPodAutoscaler"},
+}};
+
 // Whether the caches of every follower kind in a namespace have synced: until then what follows
 // whom is not known (a restarting operator must not take a Service it has not listed yet for one
 // that is gone).
@@ -77,12 +96,13 @@ using SourcesSynced = std::function<bool(const std::string& ns)>;
 
 // The kinds that follow workloads on their own (a pod template or a selector names them); an
 // annotated extra of another kind follows only where a policy has that kind watched.
-inline constexpr std::array<std::pair<const char*, const char*>, 5> kFollowerKinds = {{
+inline constexpr std::array<std::pair<const char*, const char*>, 6> kFollowerKinds = {{
     {"v1", "ConfigMap"},
     {"v1", "Secret"},
     {"v1", "ServiceAccount"},
     {"v1", "PersistentVolumeClaim"},
     {"v1", "Service"},
+    {"autoscaling/v2", "HorizontalPodAutoscaler"},
 }};
 
 // A binding update that may move its followers: spec.clusters, the clusters of
@@ -95,7 +115,7 @@ std::vector<std::string> federatedKeys(const std::vector<std::string>& objectKey
 class FollowerIndex {
  public:
   FollowerIndex(IndexInformers informers, ServiceLookup services, SourcesSynced synced = nullptr,
-                CrdLookup crds = {});
+                CrdLookup crds = {}, NamingLookup naming = {});
 
   // Whether the answers for namespace `ns` are complete (SourcesSynced).
   bool ready(const std::string& ns) const { return !synced_ || synced_(ns); }
@@ -139,13 +159,14 @@ class FollowerIndex {
   std::optional<Leader> leaderFor(const boost::json::object& binding,
                                   const boost::json::object& object) const;
 
-  // What the caches add to a leader's needs: a custom resource's CRD.
+  // What the caches add to a leader's needs: a custom resource's CRD, the HPAs scaling it.
   std::vector<Dependency> cachedNeeds(const boost::json::object& object) const;
 
   IndexInformers informers_;
   ServiceLookup services_;
   SourcesSynced synced_;
   CrdLookup crds_;
+  NamingLookup naming_;
 };
 
 }  // namespace flotilla::controllers::dependencies

@@ -1,5 +1,7 @@
 #include "controllers/dependencies/followers.h"
 
+#include "interpreter/interpreter.h"
+
 namespace flotilla::controllers::dependencies {
 
 namespace {
@@ -74,6 +76,9 @@ LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerS
       }
       continue;
     }
+    // An HPA applied on a cluster owns the leader's replicas there.
+    if (interpreter::Registry::builtIn().of(need.apiVersion, need.kind).scalesWhatItFollows())
+      gate.autoscaledOn.insert(it->second.appliedOn.begin(), it->second.appliedOn.end());
     bool applied = true;
     for (const auto& cluster : leader.clusters) {
       if (it->second.appliedOn.count(cluster)) continue;

@@ -68,6 +68,10 @@ struct LeaderGate {
   std::string status = "True";
   std::string reason;
   std::string message;  // names the first followers concerned
+  // Clusters where a follower that scales the leader (an HPA: interpreter::Interpreter::
+  // scalesWhatItFollows) is applied: there the leader's replicas are the member's, kept by the
+  // sync (docs/design.md §13).
+  std::set<std::string> autoscaledOn;
 };
 
 // `waitForMissing`: the leader is new (within the grace of the sync options): a required follower

@@ -135,6 +135,15 @@ INSTANTIATE_TEST_SUITE_P(
                  ""}),
     [](const auto& info) { return std::string(info.param.name); });
 
+TEST(GateLeaderAutoscaled, WhereTheLeadersHpaIsAppliedItsReplicasAreTheMembers) {
+  const Dependency hpa{"autoscaling/v2", "HorizontalPodAutoscaler", "shop", "web", false};
+  const auto web = leader("shop/web", {"c1", "c2"}, {"c1", "c2"}, {cm("env"), hpa});
+  const auto gate = gateLeader(web, {{cm("env"), {true, {"c1", "c2"}}}, {hpa, {true, {"c1"}}}});
+  EXPECT_EQ(gate.autoscaledOn, std::set<std::string>{"c1"}) << "not yet applied on c2";
+  // A ConfigMap scales nothing.
+  EXPECT_TRUE(gateLeader(web, {{cm("env"), {true, {"c1", "c2"}}}}).autoscaledOn.empty());
+}
+
 TEST(GateLeaderGrace, ANewLeaderWaitsForAFollowerNotOnTheHostYet) {
   // Applied as a directory, the Deployment first: its ConfigMap is not on the host yet.
   const auto web = leader("shop/web", {"c1", "c2"}, {"c2"}, {cm("env"), cm("extra", true)});

@@ -96,6 +96,12 @@ std::string releasePatch(const json::object& live, const std::string& bindingKey
                                 {"annotations", std::move(annotations)}}}});
 }
 
+void keepScaledReplicas(json::object& desired, const json::object& live) {
+  const json::value* replicas = u::find(live, {"spec", "replicas"});
+  if (replicas == nullptr || !replicas->is_int64()) return;
+  u::ensureObject(desired, {"spec"})["replicas"] = *replicas;
+}
+
 bool adopted(const json::object& live) {
   return u::stringAt(live, {"metadata", "annotations", kAdoptedAnnotation}) == "true";
 }

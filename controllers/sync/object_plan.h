@@ -95,6 +95,12 @@ struct ClusterState {
 api::FederatedObjectStatus objectStatus(const api::FederatedObject& fo,
                                         std::vector<ClusterState> clusters, const std::string& now);
 
+// `desired` with the replicas of `live` (spec.replicas, which the scale subresource of the kinds
+// an HPA scales sets): on a member where an HPA scales the workload, the member's count stands
+// and the division's share is not written back (docs/design.md §13). A live object without
+// spec.replicas leaves `desired` as it is.
+void keepScaledReplicas(boost::json::object& desired, const boost::json::object& live);
+
 // Whether a live member object was adopted (and so is never deleted by Flotilla).
 bool adopted(const boost::json::object& live);
 

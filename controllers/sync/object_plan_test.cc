@@ -71,6 +71,15 @@ TEST(DesiredMemberObject, TheTemplateWithTheClustersOverridesAndFlotillasMarks) 
   EXPECT_NE(broken.error().message.find("member2"), std::string::npos);
 }
 
+TEST(KeepScaledReplicas, TheMembersCountStands) {
+  json::object desired = json::parse(R"({"spec":{"replicas":2,"template":{}}})").as_object();
+  keepScaledReplicas(desired, json::parse(R"({"spec":{"replicas":6}})").as_object());
+  EXPECT_EQ(desired.at("spec").at("replicas"), 6);
+  json::object kept = desired;
+  keepScaledReplicas(desired, json::parse(R"({"spec":{}})").as_object());
+  EXPECT_EQ(desired, kept);
+}
+
 TEST(PlanMember, Table) {
   const auto want = desired("member1");
   json::object stale = want;

@@ -75,7 +75,7 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                                                const interpreter::Interpreter& interpreter,
                                                const std::string& key,
                                                const interpreter::Share& share, bool adoptAllowed,
-                                               Retry* retry,
+                                               bool autoscaled, Retry* retry,
                                                std::optional<json::object>* liveOut) {
   const std::string& cluster = share.cluster;
   ClusterState out{cluster, propagation::kOK, "", {}, true};
@@ -155,7 +155,11 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
     desired = desiredMemberObject(fo, interpreter, key, cluster, &share, options_.hostId,
                                   live && adopted(*live), &limited);
     if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
-    if (live && managedFor(*live, key, options_.hostId)) interpreter.retain(*desired, *live);
+    if (live && managedFor(*live, key, options_.hostId)) {
+      interpreter.retain(*desired, *live);
+      // An HPA on that member scales it: its replicas are the member's.
+      if (autoscaled) keepScaledReplicas(*desired, *live);
+    }
     plan = planMember({.targeted = true,
                        .desired = &*desired,
                        .live = live ? &*live : nullptr,
@@ -459,7 +463,9 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
                                .divided = divided,
                                .placement = targets,
                                .kubernetesVersion = kubernetesVersion(action.cluster)};
-      states.push_back(syncObjectCluster(fo, interpreter, key, share, adoptAllowed, &retry, &live));
+      states.push_back(syncObjectCluster(fo, interpreter, key, share, adoptAllowed,
+                                         gate && gate->autoscaledOn.count(action.cluster), &retry,
+                                         &live));
       lives.push_back(std::move(live));
       continue;
     }

@@ -195,7 +195,7 @@ std::string SyncController::readyProblem(const std::string& cluster) const {
 
 ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
                                            const std::string& key, const std::string& cluster,
-                                           int32_t replicas, Retry* retry) {
+                                           int32_t replicas, bool autoscaled, Retry* retry) {
   ClusterOutcome out{cluster, propagation::kOK, "", true};
   auto fail = [&](const char* state, std::string message) {
     out.propagation = state;
@@ -261,6 +261,8 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
     return fail(propagation::kConflict,
                 "Deployment " + key + " on " + cluster + ": " + plan.message);
   }
+  // An HPA on that member scales it: its replicas are the member's (keepScaledReplicas).
+  if (autoscaled && live) keepScaledReplicas(*desired, *live);
   std::string drift;
   if (live) {
     drift = difference(json::value(*live), json::value(*desired));
@@ -481,11 +483,13 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
           retry.soon = true;  // (their bindings' status brings it back sooner)
           break;
         }
-        outcomes.push_back(syncCluster(*fd, key, action.cluster, action.replicas, &retry));
+        outcomes.push_back(syncCluster(*fd, key, action.cluster, action.replicas,
+                                       gate && gate->autoscaledOn.count(action.cluster), &retry));
         break;
       case SyncStep::kHold: {
         // Not a target any more, but its replicas are needed until the move completes.
-        auto outcome = syncCluster(*fd, key, action.cluster, action.replicas, &retry);
+        auto outcome = syncCluster(*fd, key, action.cluster, action.replicas,
+                                   gate && gate->autoscaledOn.count(action.cluster), &retry);
         outcome.target = false;
         if (outcome.propagation == propagation::kOK) {
           outcome.held = true;

@@ -100,7 +100,7 @@ class SyncController final : public kube::Reconciler {
   ClusterState syncObjectCluster(const api::FederatedObject& fo,
                                  const interpreter::Interpreter& interpreter,
                                  const std::string& key, const interpreter::Share& share,
-                                 bool adoptAllowed, Retry* retry,
+                                 bool adoptAllowed, bool autoscaled, Retry* retry,
                                  std::optional<boost::json::object>* liveOut);
   // Removes Flotilla's marks from `live`, a member copy of a kind kept on members (`why`) that
   // its binding no longer places there; nullopt when done (or it is gone), else the error.
@@ -108,7 +108,8 @@ class SyncController final : public kube::Reconciler {
                                      const boost::json::object& live, const std::string& key,
                                      const std::string& cluster, const char* why);
   ClusterOutcome syncCluster(const api::FederatedDeployment& fd, const std::string& key,
-                             const std::string& cluster, int32_t replicas, Retry* retry);
+                             const std::string& cluster, int32_t replicas, bool autoscaled,
+                             Retry* retry);
   api::Result<kube::ReconcileResult> cleanup(const api::FederatedDeployment& fd,
                                              const std::string& key);
   // What a member cleanup pass does on one reachable member: nullopt when nothing of the object
