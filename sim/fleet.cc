@@ -9,6 +9,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/json.hpp>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -125,10 +126,14 @@ pid_t readPid(const fs::path& dir, const std::string& name) {
 // Starts `self serve --dir DIR --name NAME [--member] ARGS...` in its own session, output to
 // DIR/NAME.log.
 pid_t spawn(const std::string& self, const fs::path& dir, const std::string& name, bool member,
-            const std::vector<std::string>& serveArgs) {
+            const std::vector<std::string>& serveArgs, const std::string& version) {
   const std::string log = (dir / (name + ".log")).string();
   std::vector<std::string> args = {self, "serve", "--dir", dir.string(), "--name", name};
   if (member) args.emplace_back("--member");
+  if (!version.empty()) {
+    args.emplace_back("--version");
+    args.push_back(version);
+  }
   args.insert(args.end(), serveArgs.begin(), serveArgs.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -178,12 +183,14 @@ json::object node(const MemberSpec& m, int index) {
                                 {"labels", json::object{{"kubernetes.io/hostname", name},
                                                         {"topology.kubernetes.io/region", m.region},
                                                         {"topology.kubernetes.io/zone", m.zone}}}}},
-      {"status", json::object{{"capacity", resources},
-                              {"allocatable", resources},
-                              {"conditions", json::array{json::object{{"type", "Ready"},
-                                                                      {"status", "True"},
-                                                                      {"reason", "KubeletReady"}}}},
-                              {"nodeInfo", json::object{{"kubeletVersion", "v1.32.0"}}}}}};
+      {"status",
+       json::object{
+           {"capacity", resources},
+           {"allocatable", resources},
+           {"conditions", json::array{json::object{
+                              {"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}},
+           {"nodeInfo",
+            json::object{{"kubeletVersion", m.version.empty() ? "v1.32.0" : m.version}}}}}};
 }
 
 }  // namespace
@@ -225,6 +232,11 @@ api::Result<Topology> parseTopology(std::string_view yaml) {
       if (!r->is_bool()) return api::badRequest(path + ".register: must be true or false");
       m.registered = r->as_bool();
     }
+    m.version = str(o, "version");
+    if (!m.version.empty() && (m.version.rfind("v1.", 0) != 0 || m.version.size() < 4 ||
+                               !std::isdigit(static_cast<unsigned char>(m.version[3]))))
+      return api::badRequest(path + ".version: \"" + m.version +
+                             "\" is not a Kubernetes version like v1.26.3");
     if (const auto* labels = o.if_contains("labels"); labels && labels->is_object()) {
       for (const auto& [k, v] : labels->as_object())
         if (v.is_string()) m.labels[std::string(k)] = std::string(v.as_string());
@@ -291,7 +303,10 @@ int up(const Topology& topology, const fs::path& dir, const std::string& self, s
   for (const auto& name : clusters) {
     pid_t pid = readPid(dir, name);
     if (servesCluster(pid, dir, name)) continue;
-    pid = spawn(self, dir, name, name != topology.host, serveArgs);
+    std::string version;
+    for (const auto& m : topology.members)
+      if (m.name == name) version = m.version;
+    pid = spawn(self, dir, name, name != topology.host, serveArgs, version);
     if (pid < 0) {
       err << "flotilla-sim: cannot start " << name << "\n";
       return 1;

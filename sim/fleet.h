@@ -28,6 +28,10 @@ struct MemberSpec {
   NodePool nodes;
   // `register: false`: started but not registered on the host (for `flotillactl join` to do).
   bool registered = true;
+  // `version: v1.26.3`: the Kubernetes version the member claims (`serve --version`): its
+  // /version, its nodes' kubeletVersion, and the fields its API server serves (docs/sim.md).
+  // Empty: flotilla-sim's own (v1.32).
+  std::string version;
 };
 
 struct Topology {

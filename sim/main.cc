@@ -25,11 +25,18 @@ constexpr const char* kHelp =
     "  flotilla-sim serve --dir DIR [--name NAME] [--port N] [--address IP] [--threads N]\n"
     "                     [--bookmark-interval-ms N] [--member [--ready-delay-ms N]]\n"
     "                     [--authorization-mode RBAC|AlwaysAllow] [--token-auth-file FILE]\n"
-    "                     [--faults FILE]\n"
+    "                     [--faults FILE] [--version v1.N.P] [--job-run-time-ms N]\n"
+    "                     [--cronjob-minute-ms N]\n"
     "\n"
     "--member adds what a member cluster does: Deployments get ReplicaSets and Pods, a binder\n"
     "places pods on Nodes by their requests (the rest stay Pending, Unschedulable), bound pods\n"
     "become Running and Ready after --ready-delay-ms (default 1000), statuses follow.\n"
+    "StatefulSets, DaemonSets, Jobs, CronJobs and HorizontalPodAutoscalers run too: a Job's pod\n"
+    "succeeds after --job-run-time-ms (default 3000; annotation sim.flotilla.io/run-seconds), one\n"
+    "CronJob schedule minute lasts --cronjob-minute-ms (default 60000). --version v1.26.3 makes\n"
+    "the cluster claim that Kubernetes version (/version; feature gates of that version, such as\n"
+    "StatefulSet spec.ordinals from v1.27). up passes --job-run-time-ms and --cronjob-minute-ms\n"
+    "to every cluster; a member's version comes from the topology (version: v1.26.3).\n"
     "\n"
     "up starts each cluster of the topology (config/samples/sim/topology.yaml) as its own serve\n"
     "process, installs the flotilla.io CRDs on the host and registers every member there (a "
@@ -92,10 +99,12 @@ int main(int argc, char** argv) {
       if ((flag == "--dir" || flag == "-f") && i + 1 < argc) {
         (flag == "--dir" ? dir : file) = argv[++i];
       } else if ((flag == "--authorization-mode" || flag == "--token-auth-file" ||
-                  flag == "--faults") &&
+                  flag == "--faults" || flag == "--job-run-time-ms" ||
+                  flag == "--cronjob-minute-ms") &&
                  (!inlineValue.empty() || i + 1 < argc)) {
         std::string value = inlineValue.empty() ? argv[++i] : inlineValue;
-        if (flag != "--authorization-mode") value = std::filesystem::absolute(value).string();
+        if (flag == "--token-auth-file" || flag == "--faults")
+          value = std::filesystem::absolute(value).string();
         serveArgs.push_back(flag);
         serveArgs.push_back(value);
       } else {
@@ -172,6 +181,17 @@ int main(int argc, char** argv) {
       options.member = true;
     } else if (flag == "--ready-delay-ms") {
       options.readyDelay = std::chrono::milliseconds(number(value()));
+    } else if (flag == "--job-run-time-ms") {
+      options.jobRunTime = std::chrono::milliseconds(number(value()));
+    } else if (flag == "--cronjob-minute-ms") {
+      options.cronJobMinute = std::chrono::milliseconds(std::max(1, number(value())));
+    } else if (flag == "--version") {
+      options.gitVersion = value();
+      if (options.gitVersion.rfind("v1.", 0) != 0) {
+        std::cerr << "flotilla-sim: --version: not a Kubernetes version like v1.26.3: "
+                  << options.gitVersion << "\n";
+        return 2;
+      }
     } else if (flag == "--authorization-mode") {
       options.authorizationMode = value();
     } else if (flag == "--token-auth-file") {

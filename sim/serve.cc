@@ -16,6 +16,7 @@
 #include "kube/net/http_server.h"
 #include "sim/member/member_controller.h"
 #include "sim/server/api_server.h"
+#include "sim/server/defaults.h"
 #include "sim/server/faults.h"
 #include "sim/storage/store.h"
 
@@ -185,6 +186,7 @@ int serve(const ServeOptions& options, std::ostream& log) {
   apiOptions.authorizationMode = options.authorizationMode;
   apiOptions.bookmarkInterval = options.bookmarkInterval;
   apiOptions.faults = faults;
+  if (!options.gitVersion.empty()) apiOptions.gitVersion = options.gitVersion;
   ApiServer api(**store, apiOptions);
   if (auto booted = api.bootstrap(); !booted) {
     log << "flotilla-sim: bootstrap: " << booted.error().message << "\n";
@@ -193,7 +195,12 @@ int serve(const ServeOptions& options, std::ostream& log) {
 
   std::unique_ptr<MemberController> member;
   if (options.member) {
-    member = std::make_unique<MemberController>(**store, MemberOptions{options.readyDelay});
+    MemberOptions memberOptions;
+    memberOptions.readyDelay = options.readyDelay;
+    memberOptions.jobPodRunTime = options.jobRunTime;
+    memberOptions.cronJobMinute = options.cronJobMinute;
+    memberOptions.minorVersion = minorVersionOf(apiOptions.gitVersion);
+    member = std::make_unique<MemberController>(**store, memberOptions);
     member->start();
   }
 

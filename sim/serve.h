@@ -19,9 +19,14 @@ struct ServeOptions {
   std::chrono::milliseconds bookmarkInterval{30'000};
   bool member = false;  // run the member-cluster behaviour (deployments, pod binder, kubelet)
   std::chrono::milliseconds readyDelay{1000};  // member: bound pod -> Running and Ready
-  std::string authorizationMode = "RBAC";      // or AlwaysAllow
-  std::filesystem::path tokenAuthFile;         // more users (kube's --token-auth-file)
-  std::filesystem::path faultsFile;            // fault injection rules (server/faults.h)
+  // member: a Job's pod runs this long, then succeeds (member_controller.h, MemberOptions).
+  std::chrono::milliseconds jobRunTime{3000};
+  // member: one CronJob schedule minute lasts this long (a fast clock for tests).
+  std::chrono::milliseconds cronJobMinute{60'000};
+  std::string gitVersion;  // the version served (/version, feature gates); empty: v1.32
+  std::string authorizationMode = "RBAC";  // or AlwaysAllow
+  std::filesystem::path tokenAuthFile;     // more users (kube's --token-auth-file)
+  std::filesystem::path faultsFile;        // fault injection rules (server/faults.h)
 };
 
 // Runs until `stop` becomes true or SIGTERM/SIGINT arrives; returns the exit status. Progress

@@ -316,7 +316,10 @@ class Wake final : public EventSink {
       : poke_(std::move(poke)), podsBlocked_(podsBlocked) {}
   void deliver(const EventPtr& event) override {
     if (event->resource == kDeployments || event->resource == kReplicaSets ||
-        event->resource == kPods || event->resource == kNodes || event->resource == kServices)
+        event->resource == kPods || event->resource == kNodes || event->resource == kServices ||
+        event->resource == "apps/statefulsets" || event->resource == "apps/daemonsets" ||
+        event->resource == "batch/jobs" || event->resource == "batch/cronjobs" ||
+        event->resource == "autoscaling/horizontalpodautoscalers")
       poke_();
     // What a waiting pod reads may have appeared (only then: a member holds many ConfigMaps).
     else if (podsBlocked_ && (event->resource == kConfigMaps || event->resource == kSecrets ||
@@ -362,9 +365,19 @@ void MemberController::loop() {
     // Pods turn Ready on a timer: while some wait for it, look again at least every
     // readyDelay/4; otherwise only a change starts a pass (passes read every object, and 100
     // members polling four times a second took more CPU than the rest of a benchmark together).
-    if (podsWaiting_) {
-      wake_.wait_for(lock, std::max(std::chrono::milliseconds(20), options_.readyDelay / 4),
-                     [&] { return dirty_ || stopping_; });
+    // A controller's own deadline (a Job's pod ends, a CronJob is due) wakes a pass too.
+    const int64_t due = dueAt_.load();
+    std::chrono::milliseconds untilDue = std::chrono::milliseconds::max();
+    if (due > 0) {
+      const int64_t nowMs =
+          std::chrono::duration_cast<std::chrono::milliseconds>(now_().time_since_epoch()).count();
+      untilDue = std::chrono::milliseconds(std::max<int64_t>(20, due - nowMs));
+    }
+    if (podsWaiting_ || due > 0) {
+      auto wait = untilDue;
+      if (podsWaiting_)
+        wait = std::min(wait, std::max(std::chrono::milliseconds(20), options_.readyDelay / 4));
+      wake_.wait_for(lock, wait, [&] { return dirty_ || stopping_; });
     } else {
       wake_.wait(lock, [&] { return dirty_ || stopping_; });
     }
@@ -395,7 +408,25 @@ int MemberController::reconcile() {
   writes += reconcileReplicaSets();  // statuses after binding and readiness
   writes += reconcileDeployments();
   writes += assignLoadBalancers();
-  return writes;
+  // The workload controllers: HPAs first (they change replicas), CronJobs after Jobs (their
+  // history and active list see the Jobs that just ended; a new Job's write wakes the next pass),
+  // then the pod binder and kubelet again for their pods.
+  PassClock clock{now_()};
+  int workloads = 0;
+  workloads += hpas_.reconcile(clock);
+  workloads += jobs_.reconcile(clock);
+  workloads += cronJobs_.reconcile(clock);
+  workloads += statefulSets_.reconcile(clock);
+  workloads += daemonSets_.reconcile(clock);
+  if (workloads > 0) {
+    workloads += bindPods();
+    workloads += runPods();
+  }
+  dueAt_ = clock.due == api::Clock::time_point::max()
+               ? 0
+               : std::chrono::duration_cast<std::chrono::milliseconds>(clock.due.time_since_epoch())
+                     .count();
+  return writes + workloads;
 }
 
 // A cloud's load-balancer controller (or MetalLB): a LoadBalancer Service gets one ingress IP,

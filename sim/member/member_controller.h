@@ -19,20 +19,15 @@
 #include <vector>
 
 #include "api/time.h"
+#include "sim/member/cronjob_controller.h"
+#include "sim/member/daemonset_controller.h"
+#include "sim/member/hpa_controller.h"
+#include "sim/member/job_controller.h"
+#include "sim/member/member_options.h"
+#include "sim/member/statefulset_controller.h"
 #include "sim/storage/store.h"
 
 namespace flotilla::sim {
-
-struct MemberOptions {
-  std::chrono::milliseconds readyDelay{1000};  // bound -> Running and Ready
-  // At least this long (and at least ten times the last pass's length) between the starts of
-  // two passes: under a stream of changes, one pass takes in every change of the interval (as a
-  // controller's work queue batches) instead of one pass per change, each of which reads every
-  // object. 200 ms: a hundred busy members on two cores still leave the machine to what is being
-  // measured (at 50 ms they took three quarters of it), and a pod takes readyDelay to start
-  // anyway.
-  std::chrono::milliseconds minPassInterval{200};
-};
 
 // Node capacity left for one pod: the binder's pure decision.
 struct NodeRoom {
@@ -99,6 +94,15 @@ class MemberController {
   // costs little for what did not change (only the reconcile thread touches these).
   std::map<std::string, std::string> deploymentMemo_;
   std::map<std::string, std::string> replicaSetMemo_;
+  // The workload controllers (one file each), run by reconcile().
+  StatefulSetController statefulSets_{store_, options_};
+  DaemonSetController daemonSets_{store_, options_};
+  JobController jobs_{store_, options_};
+  CronJobController cronJobs_{store_, options_};
+  HpaController hpas_{store_, options_};
+  // Milliseconds since the epoch (api::Clock) at which a controller wants the next pass (a
+  // Job's pod due to end, a CronJob due to run); 0: none.
+  std::atomic<int64_t> dueAt_{0};
 };
 
 }  // namespace flotilla::sim

@@ -71,8 +71,11 @@ json::object storedForm(json::object object, const ResourceInfo& r) {
   return object;
 }
 
-void defaultBuiltin(const ResourceInfo& r, json::object& object, const json::object* old) {
+void defaultBuiltin(const ResourceInfo& r, json::object& object, const json::object* old,
+                    int minorVersion) {
   if (r.custom) return;
+  dropDisabledFields(r.group, r.resource, object, minorVersion);
+  if (old && r.group == "batch" && r.resource == "jobs") keepJobSelector(object, *old);
   applyDefaults(r.group, r.resource, object);
   if (r.group.empty() && r.resource == "pods") admitPod(object, old);
 }
@@ -463,10 +466,19 @@ asio::awaitable<void> ApiServer::handle(net::HttpExchange& ex) {
     co_return;
   }
   if (path == "/version") {
-    const json::value body = json::object{
-        {"major", "1"},    {"minor", "32"},           {"gitVersion", options_.gitVersion},
-        {"gitCommit", ""}, {"gitTreeState", "clean"}, {"buildDate", "2026-11-22T00:00:00Z"},
-        {"goVersion", ""}, {"compiler", "gc"},        {"platform", "linux/amd64"}};
+    // major and minor as the gitVersion says ("v1.26.3": "1", "26").
+    std::string majorVersion = options_.gitVersion.size() > 1 ? options_.gitVersion.substr(1) : "";
+    majorVersion = majorVersion.substr(0, majorVersion.find('.'));
+    const json::value body =
+        json::object{{"major", majorVersion},
+                     {"minor", std::to_string(minorVersionOf(options_.gitVersion))},
+                     {"gitVersion", options_.gitVersion},
+                     {"gitCommit", ""},
+                     {"gitTreeState", "clean"},
+                     {"buildDate", "2026-11-22T00:00:00Z"},
+                     {"goVersion", ""},
+                     {"compiler", "gc"},
+                     {"platform", "linux/amd64"}};
     {
       auto reply = jsonReply(200, body);
       co_await ex.respond(std::move(reply));

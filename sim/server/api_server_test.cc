@@ -30,6 +30,7 @@ class ApiFixture : public ::testing::Test {
     ApiServerOptions options;
     options.tokens = {"secret-token"};
     options.bookmarkInterval = 50ms;
+    options.gitVersion = gitVersion_;
     api_ = std::make_unique<ApiServer>(*store_, options);
     ASSERT_TRUE(api_->bootstrap());
     net::HttpServerOptions serverOptions;
@@ -63,6 +64,7 @@ class ApiFixture : public ::testing::Test {
     return call("POST", collection, object);
   }
 
+  std::string gitVersion_ = "v1.32.0-flotilla-sim";
   net::testing::IoThread io_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<ApiServer> api_;
@@ -664,6 +666,79 @@ TEST_F(ApiFixture, RequestMetricsCountRequestsAsKubeApiserver) {
                           "subresource=\"\",verb=\"POST\",version=\"v1\"} 1\n"),
             std::string::npos);
   EXPECT_EQ(call("GET", "/metrics", "", "application/json", "").status, 401);
+}
+
+}  // namespace
+}  // namespace flotilla::sim
+
+namespace flotilla::sim {
+namespace {
+
+TEST_F(ApiFixture, WorkloadKindsAreServedWithTheirSubresources) {
+  auto apps = call("GET", "/apis/apps/v1");
+  std::string names;
+  for (const auto& r : apps.body.at("resources").as_array())
+    names += std::string(r.at("name").as_string()) + " ";
+  EXPECT_NE(names.find("statefulsets statefulsets/status statefulsets/scale"), std::string::npos)
+      << names;
+  EXPECT_NE(names.find("daemonsets daemonsets/status"), std::string::npos) << names;
+  EXPECT_EQ(call("GET", "/apis/batch/v1").status, 200);
+  EXPECT_EQ(call("GET", "/apis/autoscaling/v2").status, 200);
+  EXPECT_EQ(call("GET", "/apis/networking.k8s.io/v1").status, 200);
+  auto version = call("GET", "/version");
+  EXPECT_EQ(version.body.at("minor"), "32");
+
+  auto sts = create("/apis/apps/v1/namespaces/default/statefulsets", R"({"apiVersion":"apps/v1",
+    "kind":"StatefulSet","metadata":{"name":"db"},"spec":{"replicas":2,"ordinals":{"start":3},
+    "selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},
+    "spec":{"containers":[{"name":"db","image":"postgres:16"}]}}}})");
+  ASSERT_EQ(sts.status, 201) << sts.raw;
+  EXPECT_EQ(sts.body.at("spec").at("ordinals").at("start"), 3);
+  EXPECT_EQ(sts.body.at("spec").at("podManagementPolicy"), "OrderedReady");
+  auto scaled = call("PATCH", "/apis/apps/v1/namespaces/default/statefulsets/db/scale",
+                     R"({"spec":{"replicas":4}})", "application/merge-patch+json");
+  EXPECT_EQ(scaled.status, 200) << scaled.raw;
+  EXPECT_EQ(call("GET", "/apis/apps/v1/namespaces/default/statefulsets/db")
+                .body.at("spec")
+                .at("replicas"),
+            4);
+
+  auto job = create("/apis/batch/v1/namespaces/default/jobs", R"({"apiVersion":"batch/v1",
+    "kind":"Job","metadata":{"name":"pi"},"spec":{"template":{"spec":{"restartPolicy":"Never",
+    "containers":[{"name":"pi","image":"perl:5"}]}}}})");
+  ASSERT_EQ(job.status, 201) << job.raw;
+  const json::value uid = job.body.at("metadata").at("uid");
+  EXPECT_EQ(
+      job.body.at("spec").at("selector").at("matchLabels").at("batch.kubernetes.io/controller-uid"),
+      uid);
+  EXPECT_EQ(job.body.at("metadata").at("labels").at("job-name"), "pi");
+  // A merge patch leaves the generated selector alone.
+  auto patched = call("PATCH", "/apis/batch/v1/namespaces/default/jobs/pi",
+                      R"({"metadata":{"annotations":{"a":"b"}}})", "application/merge-patch+json");
+  EXPECT_EQ(patched.status, 200) << patched.raw;
+  EXPECT_EQ(patched.body.at("spec").at("selector"), job.body.at("spec").at("selector"));
+}
+
+class OldApiFixture : public ApiFixture {
+ protected:
+  OldApiFixture() { gitVersion_ = "v1.26.3"; }
+};
+
+TEST_F(OldApiFixture, AV126ServerDropsStatefulSetOrdinals) {
+  auto version = call("GET", "/version");
+  EXPECT_EQ(version.body.at("major"), "1");
+  EXPECT_EQ(version.body.at("minor"), "26");
+  EXPECT_EQ(version.body.at("gitVersion"), "v1.26.3");
+  auto sts = create("/apis/apps/v1/namespaces/default/statefulsets", R"({"apiVersion":"apps/v1",
+    "kind":"StatefulSet","metadata":{"name":"db"},"spec":{"replicas":2,"ordinals":{"start":3},
+    "selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},
+    "spec":{"containers":[{"name":"db","image":"postgres:16"}]}}}})");
+  ASSERT_EQ(sts.status, 201) << sts.raw;
+  EXPECT_FALSE(sts.body.at("spec").as_object().contains("ordinals"));
+  auto patched = call("PATCH", "/apis/apps/v1/namespaces/default/statefulsets/db",
+                      R"({"spec":{"ordinals":{"start":1}}})", "application/merge-patch+json");
+  EXPECT_EQ(patched.status, 200) << patched.raw;
+  EXPECT_FALSE(patched.body.at("spec").as_object().contains("ordinals"));
 }
 
 }  // namespace

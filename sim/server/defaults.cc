@@ -247,6 +247,116 @@ void defaultService(json::object& service) {
   });
 }
 
+void defaultStatefulSet(json::object& sts) {
+  auto& spec = objectAt(sts, "spec");
+  setDefault(spec, "replicas", 1);
+  setDefault(spec, "podManagementPolicy", "OrderedReady");
+  auto& strategy = objectAt(spec, "updateStrategy");
+  setDefault(strategy, "type", "RollingUpdate");
+  if (stringAt(strategy, "type") == "RollingUpdate")
+    setDefault(objectAt(strategy, "rollingUpdate"), "partition", 0);
+  setDefault(spec, "revisionHistoryLimit", 10);
+  // StatefulSetAutoDeletePVC (beta, on since v1.27).
+  auto& retention = objectAt(spec, "persistentVolumeClaimRetentionPolicy");
+  setDefault(retention, "whenDeleted", "Retain");
+  setDefault(retention, "whenScaled", "Retain");
+  // Each claim template is a PersistentVolumeClaim as kube-apiserver serializes it: its type
+  // meta, volumeMode Filesystem and the empty claim's status phase Pending.
+  forEachObject(spec, "volumeClaimTemplates", [](json::object& claim) {
+    setDefault(claim, "apiVersion", "v1");
+    setDefault(claim, "kind", "PersistentVolumeClaim");
+    setDefault(objectAt(claim, "spec"), "volumeMode", "Filesystem");
+    setDefault(objectAt(claim, "status"), "phase", "Pending");
+  });
+  defaultPodTemplate(sts);
+}
+
+void defaultDaemonSet(json::object& ds) {
+  auto& spec = objectAt(ds, "spec");
+  auto& strategy = objectAt(spec, "updateStrategy");
+  setDefault(strategy, "type", "RollingUpdate");
+  if (stringAt(strategy, "type") == "RollingUpdate") {
+    auto& rolling = objectAt(strategy, "rollingUpdate");
+    setDefault(rolling, "maxUnavailable", 1);
+    setDefault(rolling, "maxSurge", 0);
+  }
+  setDefault(spec, "revisionHistoryLimit", 10);
+  defaultPodTemplate(ds);
+}
+
+void defaultJob(json::object& job) {
+  auto& spec = objectAt(job, "spec");
+  // Both unset: a non-parallel Job, one completion (SetDefaults_Job); a work queue (completions
+  // unset, parallelism set) keeps completions unset.
+  if (unset(spec, "completions") && unset(spec, "parallelism")) spec["completions"] = 1;
+  setDefault(spec, "parallelism", 1);
+  setDefault(spec, "backoffLimit", unset(spec, "backoffLimitPerIndex") ? 6 : 2147483647);
+  setDefault(spec, "completionMode", "NonIndexed");
+  setDefault(spec, "suspend", false);
+  // JobPodReplacementPolicy (beta, on since v1.29).
+  setDefault(spec, "podReplacementPolicy",
+             unset(spec, "podFailurePolicy") ? "TerminatingOrFailed" : "Failed");
+  // A Job without labels takes its pod template's.
+  auto& meta = objectAt(job, "metadata");
+  const auto* labels = meta.if_contains("labels");
+  if (!labels || !labels->is_object() || labels->as_object().empty()) {
+    if (auto* podTemplate = ifObject(spec, "template"))
+      if (auto* templateMeta = ifObject(*podTemplate, "metadata"))
+        if (auto* templateLabels = ifObject(*templateMeta, "labels")) {
+          json::object copy = *templateLabels;  // (before the insertion moves it)
+          meta["labels"] = std::move(copy);
+        }
+  }
+  defaultPodTemplate(job);
+}
+
+void defaultCronJob(json::object& cj) {
+  auto& spec = objectAt(cj, "spec");
+  setDefault(spec, "concurrencyPolicy", "Allow");
+  setDefault(spec, "suspend", false);
+  setDefault(spec, "successfulJobsHistoryLimit", 3);
+  setDefault(spec, "failedJobsHistoryLimit", 1);
+  // Only the pod template is defaulted: SetDefaults_Job is the Job's, not the JobSpec's.
+  if (auto* jobTemplate = ifObject(spec, "jobTemplate")) defaultPodTemplate(*jobTemplate);
+}
+
+json::object hpaScalingRules(bool up) {
+  json::array policies;
+  if (up) policies.push_back(json::object{{"type", "Pods"}, {"value", 4}, {"periodSeconds", 15}});
+  policies.push_back(json::object{{"type", "Percent"}, {"value", 100}, {"periodSeconds", 15}});
+  return json::object{{"stabilizationWindowSeconds", up ? 0 : 300},
+                      {"selectPolicy", "Max"},
+                      {"policies", std::move(policies)}};
+}
+
+void defaultHpa(json::object& hpa) {
+  auto& spec = objectAt(hpa, "spec");
+  setDefault(spec, "minReplicas", 1);
+  const auto* metrics = spec.if_contains("metrics");
+  if (!metrics || !metrics->is_array() || metrics->as_array().empty())
+    spec["metrics"] = json::array{json::object{
+        {"type", "Resource"},
+        {"resource", json::object{{"name", "cpu"},
+                                  {"target", json::object{{"type", "Utilization"},
+                                                          {"averageUtilization", 80}}}}}}};
+  // A behavior, when given, gets every rule it leaves out.
+  if (auto* behavior = ifObject(spec, "behavior")) {
+    for (const bool up : {true, false}) {
+      const char* key = up ? "scaleUp" : "scaleDown";
+      const json::object defaults = hpaScalingRules(up);
+      auto& rules = objectAt(*behavior, key);
+      for (const auto& [field, value] : defaults)
+        if (unset(rules, field)) rules[field] = value;
+    }
+  }
+}
+
+void defaultIngress(json::object& ingress) {
+  // The empty status is serialized (loadBalancer is not a pointer).
+  if (!ifObject(ingress, "status")) ingress["status"] = json::object{};
+  setDefault(objectAt(ingress, "status"), "loadBalancer", json::object{});
+}
+
 bool hasToleration(const json::array& tolerations, std::string_view key) {
   for (const auto& t : tolerations) {
     if (!t.is_object()) continue;
@@ -371,10 +481,71 @@ void applyDefaults(std::string_view group, std::string_view resource, json::obje
     return defaultBinding(object);
   if (group == "apps" && resource == "deployments") return defaultDeployment(object);
   if (group == "apps" && resource == "replicasets") return defaultReplicaSet(object);
+  if (group == "apps" && resource == "statefulsets") return defaultStatefulSet(object);
+  if (group == "apps" && resource == "daemonsets") return defaultDaemonSet(object);
+  if (group == "batch" && resource == "jobs") return defaultJob(object);
+  if (group == "batch" && resource == "cronjobs") return defaultCronJob(object);
+  if (group == "autoscaling" && resource == "horizontalpodautoscalers") return defaultHpa(object);
+  if (group == "networking.k8s.io" && resource == "ingresses") return defaultIngress(object);
   if (!group.empty()) return;
   if (resource == "pods") return defaultPod(object);
   if (resource == "secrets") return defaultSecret(object);
   if (resource == "services") return defaultService(object);
+}
+
+void generateJobSelector(json::object& job) {
+  auto& spec = objectAt(job, "spec");
+  const auto* manual = spec.if_contains("manualSelector");
+  if (manual && manual->is_bool() && manual->as_bool()) return;
+  const auto& meta = objectAt(job, "metadata");
+  const std::string name = stringAt(meta, "name");
+  const std::string uid = stringAt(meta, "uid");
+  auto& labels = objectAt(objectAt(objectAt(spec, "template"), "metadata"), "labels");
+  // Labels the user set are kept (a conflict is validation's business).
+  for (const char* key : {kLegacyJobNameLabel, kJobNameLabel})
+    if (!labels.contains(key)) labels[key] = name;
+  for (const char* key : {kLegacyControllerUidLabel, kControllerUidLabel})
+    if (!labels.contains(key)) labels[key] = uid;
+  auto& matchLabels = objectAt(objectAt(spec, "selector"), "matchLabels");
+  if (!matchLabels.contains(kControllerUidLabel)) matchLabels[kControllerUidLabel] = uid;
+}
+
+void keepJobSelector(json::object& job, const json::object& old) {
+  const auto* oldSpec = old.if_contains("spec");
+  if (!oldSpec || !oldSpec->is_object()) return;
+  auto& spec = objectAt(job, "spec");
+  if (unset(spec, "selector") && oldSpec->as_object().contains("selector"))
+    spec["selector"] = oldSpec->as_object().at("selector");
+  const auto* oldTemplate = oldSpec->as_object().if_contains("template");
+  if (!oldTemplate || !oldTemplate->is_object()) return;
+  const auto* oldMeta = oldTemplate->as_object().if_contains("metadata");
+  const auto* oldLabels =
+      oldMeta && oldMeta->is_object() ? oldMeta->as_object().if_contains("labels") : nullptr;
+  if (!oldLabels || !oldLabels->is_object()) return;
+  auto* podTemplate = ifObject(spec, "template");
+  if (!podTemplate) return;
+  auto& labels = objectAt(objectAt(*podTemplate, "metadata"), "labels");
+  for (const char* key :
+       {kLegacyJobNameLabel, kJobNameLabel, kLegacyControllerUidLabel, kControllerUidLabel})
+    if (!labels.contains(key) && oldLabels->as_object().contains(key))
+      labels[key] = oldLabels->as_object().at(key);
+}
+
+int minorVersionOf(std::string_view gitVersion) {
+  // "v1.26.3", "v1.32.0-flotilla-sim": the number after the first dot.
+  const size_t dot = gitVersion.find('.');
+  if (dot == std::string_view::npos) return 0;
+  int minor = 0;
+  const char* begin = gitVersion.data() + dot + 1;
+  std::from_chars(begin, gitVersion.data() + gitVersion.size(), minor);
+  return minor;
+}
+
+void dropDisabledFields(std::string_view group, std::string_view resource, json::object& object,
+                        int minorVersion) {
+  // StatefulSetStartOrdinal is beta (on) from v1.27; an older API server drops the field.
+  if (group == "apps" && resource == "statefulsets" && minorVersion < 27)
+    if (auto* spec = ifObject(object, "spec")) spec->erase("ordinals");
 }
 
 void admitPod(json::object& pod, const json::object* old) {

@@ -18,6 +18,27 @@ namespace flotilla::sim {
 // The defaults of one built-in resource ("apps"/"deployments", "apps"/"replicasets", ""/"pods",
 // ""/"secrets", ""/"services"), in place. Other resources are left alone.
 void applyDefaults(std::string_view group, std::string_view resource, boost::json::object& object);
+// The labels of a Job's selector and pods (v1.27+ sets both the prefixed and the legacy ones).
+inline constexpr const char* kJobNameLabel = "batch.kubernetes.io/job-name";
+inline constexpr const char* kLegacyJobNameLabel = "job-name";
+inline constexpr const char* kControllerUidLabel = "batch.kubernetes.io/controller-uid";
+inline constexpr const char* kLegacyControllerUidLabel = "controller-uid";
+
+// The Job strategy's generated selector (create, unless spec.manualSelector): the pod template
+// gets the job-name and controller-uid labels (both forms, those the user set are kept) and
+// spec.selector.matchLabels the prefixed controller-uid. Needs metadata.name and uid.
+void generateJobSelector(boost::json::object& job);
+// An update that leaves out the generated selector or template labels keeps the old ones (both
+// are immutable on a real server, which rejects such an update instead).
+void keepJobSelector(boost::json::object& job, const boost::json::object& old);
+
+// The minor version of a gitVersion ("v1.26.3" -> 26); 0 when it cannot be read.
+int minorVersionOf(std::string_view gitVersion);
+// What an API server of that minor version drops because its feature gate is off: a StatefulSet's
+// spec.ordinals before v1.27 (StatefulSetStartOrdinal).
+void dropDisabledFields(std::string_view group, std::string_view resource,
+                        boost::json::object& object, int minorVersion);
+
 // What kube-apiserver allocates for a Service: clusterIP(s) and ipFamilies (not for
 // ExternalName), nodePorts (NodePort; LoadBalancer unless allocateLoadBalancerNodePorts is
 // false), healthCheckNodePort (LoadBalancer with externalTrafficPolicy Local). An update that

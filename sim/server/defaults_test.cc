@@ -296,3 +296,156 @@ TEST(Defaults, ServiceAccountNameIsMirroredIntoServiceAccount) {
 }
 
 }  // namespace flotilla::sim
+
+namespace flotilla::sim {
+namespace {
+
+// The workload kinds, as kube-apiserver v1.32 defaults them (SetDefaults_StatefulSet, _DaemonSet,
+// _Job, _CronJob, _HorizontalPodAutoscaler with the v1.32 feature gates).
+TEST(WorkloadDefaults, StatefulSetWithClaimTemplates) {
+  auto sts = json::parse(R"({"metadata":{"name":"db"},"spec":{"serviceName":"db",
+    "selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},
+    "spec":{"containers":[{"name":"db","image":"postgres:16"}]}},
+    "volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],
+      "resources":{"requests":{"storage":"1Gi"}}}}]}})")
+                 .as_object();
+  applyDefaults("apps", "statefulsets", sts);
+  const auto& spec = sts.at("spec").as_object();
+  EXPECT_EQ(spec.at("replicas"), 1);
+  EXPECT_EQ(spec.at("podManagementPolicy"), "OrderedReady");
+  EXPECT_EQ(spec.at("updateStrategy"),
+            json::parse(R"({"type":"RollingUpdate","rollingUpdate":{"partition":0}})"));
+  EXPECT_EQ(spec.at("revisionHistoryLimit"), 10);
+  EXPECT_EQ(spec.at("persistentVolumeClaimRetentionPolicy"),
+            json::parse(R"({"whenDeleted":"Retain","whenScaled":"Retain"})"));
+  EXPECT_EQ(spec.at("volumeClaimTemplates"), json::parse(R"([{"apiVersion":"v1",
+    "kind":"PersistentVolumeClaim","metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],
+    "resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},
+    "status":{"phase":"Pending"}}])"));
+  EXPECT_EQ(spec.at("template").at("spec").at("restartPolicy"), "Always");
+  EXPECT_FALSE(spec.contains("ordinals"));
+  auto again = sts;
+  applyDefaults("apps", "statefulsets", again);
+  EXPECT_EQ(again, sts);
+  // OnDelete gets no rollingUpdate.
+  auto onDelete = json::parse(R"({"spec":{"updateStrategy":{"type":"OnDelete"}}})").as_object();
+  applyDefaults("apps", "statefulsets", onDelete);
+  EXPECT_EQ(onDelete.at("spec").at("updateStrategy"), json::parse(R"({"type":"OnDelete"})"));
+}
+
+TEST(WorkloadDefaults, OrdinalsAreDroppedBeforeV127) {
+  EXPECT_EQ(minorVersionOf("v1.26.3"), 26);
+  EXPECT_EQ(minorVersionOf("v1.32.0-flotilla-sim"), 32);
+  EXPECT_EQ(minorVersionOf("nonsense"), 0);
+  const auto sts = json::parse(R"({"spec":{"replicas":2,"ordinals":{"start":5}}})").as_object();
+  auto old = sts;
+  dropDisabledFields("apps", "statefulsets", old, 26);
+  EXPECT_FALSE(old.at("spec").as_object().contains("ordinals"));
+  auto current = sts;
+  dropDisabledFields("apps", "statefulsets", current, 27);
+  EXPECT_EQ(current, sts);
+}
+
+TEST(WorkloadDefaults, DaemonSet) {
+  auto ds = json::parse(R"({"spec":{"template":{"spec":{"containers":[{"name":"a",
+    "image":"agent:1"}]}}}})")
+                .as_object();
+  applyDefaults("apps", "daemonsets", ds);
+  EXPECT_EQ(ds.at("spec").at("updateStrategy"), json::parse(R"({"type":"RollingUpdate",
+    "rollingUpdate":{"maxUnavailable":1,"maxSurge":0}})"));
+  EXPECT_EQ(ds.at("spec").at("revisionHistoryLimit"), 10);
+  EXPECT_EQ(ds.at("spec").at("template").at("spec").at("dnsPolicy"), "ClusterFirst");
+}
+
+TEST(WorkloadDefaults, JobAndItsGeneratedSelector) {
+  auto job = json::parse(R"({"metadata":{"name":"pi","uid":"u-1"},"spec":{"template":{
+    "metadata":{"labels":{"app":"pi"}},
+    "spec":{"restartPolicy":"Never","containers":[{"name":"pi","image":"perl:5"}]}}}})")
+                 .as_object();
+  applyDefaults("batch", "jobs", job);  // decode, then the strategy, then decoding again
+  generateJobSelector(job);
+  applyDefaults("batch", "jobs", job);
+  const auto& spec = job.at("spec").as_object();
+  EXPECT_EQ(spec.at("completions"), 1);
+  EXPECT_EQ(spec.at("parallelism"), 1);
+  EXPECT_EQ(spec.at("backoffLimit"), 6);
+  EXPECT_EQ(spec.at("completionMode"), "NonIndexed");
+  EXPECT_EQ(spec.at("suspend"), false);
+  EXPECT_EQ(spec.at("podReplacementPolicy"), "TerminatingOrFailed");
+  EXPECT_FALSE(spec.contains("manualSelector"));
+  EXPECT_EQ(spec.at("selector"),
+            json::parse(R"({"matchLabels":{"batch.kubernetes.io/controller-uid":"u-1"}})"));
+  EXPECT_EQ(spec.at("template").at("metadata").at("labels"), json::parse(R"({"app":"pi",
+    "batch.kubernetes.io/controller-uid":"u-1","batch.kubernetes.io/job-name":"pi",
+    "controller-uid":"u-1","job-name":"pi"})"));
+  // The Job's labels come from the template as the user sent it (defaulting runs at decode,
+  // before the strategy generates the selector) ...
+  EXPECT_EQ(job.at("metadata").at("labels"), json::parse(R"({"app":"pi"})"));
+  // ... or, when it had none, as the stored Job decodes again: the generated ones.
+  auto bare = json::parse(R"({"metadata":{"name":"b","uid":"u-2"},"spec":{"template":{
+    "spec":{"containers":[]}}}})")
+                  .as_object();
+  applyDefaults("batch", "jobs", bare);
+  generateJobSelector(bare);
+  applyDefaults("batch", "jobs", bare);
+  EXPECT_EQ(bare.at("metadata").at("labels"), json::parse(R"({
+    "batch.kubernetes.io/controller-uid":"u-2","batch.kubernetes.io/job-name":"b",
+    "controller-uid":"u-2","job-name":"b"})"));
+  // A work queue (parallelism only) keeps completions unset.
+  auto queue = json::parse(R"({"spec":{"parallelism":3}})").as_object();
+  applyDefaults("batch", "jobs", queue);
+  EXPECT_FALSE(queue.at("spec").as_object().contains("completions"));
+  // An update without the generated parts keeps them.
+  auto update = json::parse(R"({"metadata":{"name":"pi"},"spec":{"template":{
+    "metadata":{"labels":{"app":"pi"}},"spec":{"containers":[]}}}})")
+                    .as_object();
+  keepJobSelector(update, job);
+  EXPECT_EQ(update.at("spec").at("selector"), spec.at("selector"));
+  EXPECT_EQ(update.at("spec").at("template").at("metadata").at("labels"),
+            spec.at("template").at("metadata").at("labels"));
+}
+
+TEST(WorkloadDefaults, CronJobDefaultsOnlyThePodTemplateOfItsJobTemplate) {
+  auto cj = json::parse(R"({"spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{"template":{
+    "spec":{"restartPolicy":"OnFailure","containers":[{"name":"t","image":"busybox"}]}}}}}})")
+                .as_object();
+  applyDefaults("batch", "cronjobs", cj);
+  const auto& spec = cj.at("spec").as_object();
+  EXPECT_EQ(spec.at("concurrencyPolicy"), "Allow");
+  EXPECT_EQ(spec.at("suspend"), false);
+  EXPECT_EQ(spec.at("successfulJobsHistoryLimit"), 3);
+  EXPECT_EQ(spec.at("failedJobsHistoryLimit"), 1);
+  const auto& jobSpec = spec.at("jobTemplate").at("spec").as_object();
+  EXPECT_FALSE(jobSpec.contains("backoffLimit"));
+  EXPECT_EQ(jobSpec.at("template").at("spec").at("schedulerName"), "default-scheduler");
+}
+
+TEST(WorkloadDefaults, HorizontalPodAutoscalerV2) {
+  auto hpa = json::parse(R"({"spec":{"maxReplicas":5,"scaleTargetRef":{"apiVersion":"apps/v1",
+    "kind":"Deployment","name":"web"}}})")
+                 .as_object();
+  applyDefaults("autoscaling", "horizontalpodautoscalers", hpa);
+  EXPECT_EQ(hpa.at("spec").at("minReplicas"), 1);
+  EXPECT_EQ(hpa.at("spec").at("metrics"), json::parse(R"([{"type":"Resource","resource":{
+    "name":"cpu","target":{"type":"Utilization","averageUtilization":80}}}])"));
+  EXPECT_FALSE(hpa.at("spec").as_object().contains("behavior"));
+  auto withBehavior = json::parse(R"({"spec":{"maxReplicas":5,"behavior":{"scaleDown":{
+    "stabilizationWindowSeconds":60}}}})")
+                          .as_object();
+  applyDefaults("autoscaling", "horizontalpodautoscalers", withBehavior);
+  EXPECT_EQ(withBehavior.at("spec").at("behavior"), json::parse(R"({
+    "scaleDown":{"stabilizationWindowSeconds":60,"selectPolicy":"Max",
+      "policies":[{"type":"Percent","value":100,"periodSeconds":15}]},
+    "scaleUp":{"stabilizationWindowSeconds":0,"selectPolicy":"Max",
+      "policies":[{"type":"Pods","value":4,"periodSeconds":15},
+                  {"type":"Percent","value":100,"periodSeconds":15}]}})"));
+}
+
+TEST(WorkloadDefaults, IngressHasAnEmptyLoadBalancerStatus) {
+  auto ing = json::parse(R"({"spec":{"rules":[{"host":"a.example"}]}})").as_object();
+  applyDefaults("networking.k8s.io", "ingresses", ing);
+  EXPECT_EQ(ing.at("status"), json::parse(R"({"loadBalancer":{}})"));
+}
+
+}  // namespace
+}  // namespace flotilla::sim

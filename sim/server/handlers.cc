@@ -277,8 +277,15 @@ api::Result<std::pair<int, json::object>> ApiServer::create(Request& req, uint64
   }
   // An apply owns what it applied, not the defaults.
   const json::object applied = req.serverSideApply ? object : json::object{};
-  defaultBuiltin(r, object, nullptr);
+  defaultBuiltin(r, object, nullptr, minorVersionOf(options_.gitVersion));
   if (auto admitted = admit(r, "CREATE", &object, nullptr, req); !admitted) return admitted.error();
+  if (!r.custom && r.group == "batch" && r.resource == "jobs") {
+    // The Job strategy generates the selector after admission; the Job's labels default to the
+    // template's when the stored object is decoded again, generated labels included when the
+    // user gave the template none (what a Job read back from kube-apiserver shows).
+    generateJobSelector(object);
+    applyDefaults(r.group, r.resource, object);
+  }
   if (r.resource == "pods" && r.group.empty())  // the pod strategy's PrepareForCreate
     object["status"] = json::object{{"phase", "Pending"}, {"qosClass", podQosClass(object)}};
   {
@@ -427,7 +434,8 @@ api::Result<json::object> ApiServer::update(Request& req, uint64_t& seq) {
     std::optional<json::object> view;  // events are seen in the requested API's form
     if (isEvents(r)) view = servedAs(*current, r);
     const json::object& old = view ? *view : *current;
-    if (req.path.subresource.empty()) defaultBuiltin(r, next, &*current);
+    if (req.path.subresource.empty())
+      defaultBuiltin(r, next, &*current, minorVersionOf(options_.gitVersion));
     if (auto admitted = admit(r, "UPDATE", &next, &old, req); !admitted) return admitted.error();
     if (req.path.subresource.empty()) {
       recordUpdate(&old, next, managedContext(r, req, options_.now()));
@@ -575,9 +583,9 @@ api::Result<json::object> ApiServer::patch(Request& req, uint64_t& seq) {
                                     req.param("force") == "true", context);
         if (!owned) return owned.error();
         next = std::move(*owned);
-        defaultBuiltin(r, next, &*current);
+        defaultBuiltin(r, next, &*current, minorVersionOf(options_.gitVersion));
       } else {
-        defaultBuiltin(r, next, &*current);
+        defaultBuiltin(r, next, &*current, minorVersionOf(options_.gitVersion));
         recordUpdate(&old, next, context);
       }
     }

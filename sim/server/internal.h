@@ -63,8 +63,10 @@ boost::json::object storedForm(boost::json::object object, const ResourceInfo& r
 // nodePorts): after the field manager, so no manager owns it.
 void allocate(const ResourceInfo& r, boost::json::object& object, const boost::json::object* old,
               uint32_t salt);
+// `minorVersion` is the served Kubernetes minor version: fields whose feature gate is off in it
+// are dropped, as kube-apiserver's dropDisabledFields does.
 void defaultBuiltin(const ResourceInfo& r, boost::json::object& object,
-                    const boost::json::object* old);
+                    const boost::json::object* old, int minorVersion);
 
 // Label and field selector filters for lists and watches; the error is a 400 message. Field
 // paths are matched against the stored form: events.k8s.io paths ("regarding.name") are

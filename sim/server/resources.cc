@@ -42,6 +42,14 @@ ResourceRegistry::ResourceRegistry() {
       builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, {"pvc"}, true),
       builtin("apps", "v1", "deployments", "Deployment", true, {"deploy"}, true),
       builtin("apps", "v1", "replicasets", "ReplicaSet", true, {"rs"}, true),
+      builtin("apps", "v1", "statefulsets", "StatefulSet", true, {"sts"}, true),
+      builtin("apps", "v1", "daemonsets", "DaemonSet", true, {"ds"}, true),
+      builtin("apps", "v1", "controllerrevisions", "ControllerRevision", true),
+      builtin("batch", "v1", "jobs", "Job", true, {}, true),
+      builtin("batch", "v1", "cronjobs", "CronJob", true, {"cj"}, true),
+      builtin("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true,
+              {"hpa"}, true),
+      builtin("networking.k8s.io", "v1", "ingresses", "Ingress", true, {"ing"}, true),
       builtin("coordination.k8s.io", "v1", "leases", "Lease", true),
       builtin("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, {"pdb"}, true),
       builtin("events.k8s.io", "v1", "events", "Event", true, {"ev"}),
@@ -61,10 +69,15 @@ ResourceRegistry::ResourceRegistry() {
               "MutatingWebhookConfiguration", false),
   };
   for (auto& r : list) {
+    // kube-apiserver's "all" category: pods, services, the apps workloads (not
+    // controllerrevisions), jobs, cronjobs and horizontalpodautoscalers; not ingresses.
     if (r.resource == "pods" || r.resource == "deployments" || r.resource == "replicasets" ||
-        r.resource == "services")
+        r.resource == "services" || r.resource == "statefulsets" || r.resource == "daemonsets" ||
+        r.resource == "jobs" || r.resource == "cronjobs" ||
+        r.resource == "horizontalpodautoscalers")
       r.categories = {"all"};
-    if (r.resource == "deployments" || r.resource == "replicasets") r.scaleSubresource = true;
+    if (r.resource == "deployments" || r.resource == "replicasets" || r.resource == "statefulsets")
+      r.scaleSubresource = true;
     if (r.group == "events.k8s.io") r.storage = "/events";  // with core/v1 Events (events.h)
     if (r.resource == "selfsubjectaccessreviews" || r.resource == "subjectaccessreviews")
       r.verbs = {"create"};

@@ -391,6 +391,92 @@ const std::vector<Column> kReplicaSetColumns = {
     {"Images", "string", "", 1, kD39},
     {"Selector", "string", "", 1, kD44},
 };
+const char* const kContainersDescription = "Names of each container in the template.";
+const char* const kImagesDescription = "Images referenced by each container in the template.";
+const std::vector<Column> kStatefulSetColumns = {
+    {"Name", "string", "name", 0, kNameDescription},
+    {"Ready", "string", "", 0, "Number of the pod with ready state"},
+    {"Age", "string", "", 0, kAgeDescription},
+    {"Containers", "string", "", 1, kContainersDescription},
+    {"Images", "string", "", 1, kImagesDescription},
+};
+const std::vector<Column> kDaemonSetColumns = {
+    {"Name", "string", "name", 0, kNameDescription},
+    {"Desired", "integer", "", 0,
+     "The total number of nodes that should be running the daemon pod (including nodes correctly "
+     "running the daemon pod)."},
+    {"Current", "integer", "", 0,
+     "The number of nodes that are running at least 1 daemon pod and are supposed to run the "
+     "daemon pod."},
+    {"Ready", "integer", "", 0,
+     "The number of nodes that should be running the daemon pod and have one or more of the "
+     "daemon pod running with a Ready Condition."},
+    {"Up-to-date", "integer", "", 0,
+     "The total number of nodes that are running updated daemon pod"},
+    {"Available", "integer", "", 0,
+     "The number of nodes that should be running the daemon pod and have one or more of the "
+     "daemon pod running and available (ready for at least spec.minReadySeconds)"},
+    {"Node Selector", "string", "", 0,
+     "NodeSelector is a selector which must be true for the pod to fit on a node."},
+    {"Age", "string", "", 0, kAgeDescription},
+    {"Containers", "string", "", 1, kContainersDescription},
+    {"Images", "string", "", 1, kImagesDescription},
+    {"Selector", "string", "", 1, "A label query over pods that are managed by the daemon set."},
+};
+const std::vector<Column> kJobColumns = {
+    {"Name", "string", "name", 0, kNameDescription},
+    {"Status", "string", "", 0, "Status of the job."},
+    {"Completions", "string", "", 0, "The number of pods which reached phase Succeeded."},
+    {"Duration", "string", "", 0, "Time required to complete the job."},
+    {"Age", "string", "", 0, kAgeDescription},
+    {"Containers", "string", "", 1, kContainersDescription},
+    {"Images", "string", "", 1, kImagesDescription},
+    {"Selector", "string", "", 1, "A label query over pods that should match the pod count."},
+};
+const std::vector<Column> kCronJobColumns = {
+    {"Name", "string", "name", 0, kNameDescription},
+    {"Schedule", "string", "", 0, "The schedule in Cron format."},
+    {"Timezone", "string", "", 0, "The time zone name for the given schedule."},
+    {"Suspend", "boolean", "", 0,
+     "This flag tells the controller to suspend subsequent executions."},
+    {"Active", "integer", "", 0, "A list of pointers to currently running jobs."},
+    {"Last Schedule", "string", "", 0,
+     "Information when was the last time the job was successfully scheduled."},
+    {"Age", "string", "", 0, kAgeDescription},
+    {"Containers", "string", "", 1, kContainersDescription},
+    {"Images", "string", "", 1, kImagesDescription},
+    {"Selector", "string", "", 1, "A label query over pods that should match the pod count."},
+};
+const std::vector<Column> kHpaColumns = {
+    {"Name", "string", "name", 0, kNameDescription},
+    {"Reference", "string", "", 0,
+     "scaleTargetRef points to the target resource to scale, and is used to the pods for which "
+     "metrics should be collected, as well as to actually change the replica count."},
+    {"Targets", "string", "", 0,
+     "metrics contains the specifications for which to use to calculate the desired replica "
+     "count."},
+    {"MinPods", "string", "", 0,
+     "minReplicas is the lower limit for the number of replicas to which the autoscaler can "
+     "scale down."},
+    {"MaxPods", "string", "", 0,
+     "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale "
+     "up."},
+    {"Replicas", "string", "", 0,
+     "currentReplicas is current number of replicas of pods managed by this autoscaler, as last "
+     "seen by the autoscaler."},
+    {"Age", "string", "", 0, kAgeDescription},
+};
+const std::vector<Column> kIngressColumns = {
+    {"Name", "string", "name", 0, kNameDescription},
+    {"Class", "string", "", 0,
+     "The name of the IngressClass resource that should be used for this Ingress"},
+    {"Hosts", "string", "", 0,
+     "Hosts that incoming requests are matched against before the ingress rule"},
+    {"Address", "string", "", 0,
+     "Address is a list containing ingress points for the load-balancer"},
+    {"Ports", "string", "", 0, "Ports of TLS configurations that open"},
+    {"Age", "string", "", 0, kAgeDescription},
+};
 const std::vector<Column> kLeaseColumns = {
     {"Name", "string", "name", 0, kNameDescription},
     {"Holder", "string", "", 0, kD45},
@@ -753,6 +839,183 @@ Cells replicaSetCells(const json::object& o, Clock::time_point now) {
           json::value(selector.empty() ? "<none>" : selector)};
 }
 
+Cells statefulSetCells(const json::object& o, Clock::time_point now) {
+  const auto* podSpec = at(o, {"spec", "template", "spec"});
+  const auto [names, images] = containerCells(object(podSpec ? *podSpec : json::value()));
+  return {json::value(std::to_string(integer(o, {"status", "readyReplicas"})) + "/" +
+                      std::to_string(integer(o, {"spec", "replicas"}))),
+          json::value(age(o, now)), json::value(names), json::value(images)};
+}
+
+Cells daemonSetCells(const json::object& o, Clock::time_point now) {
+  const auto* podSpec = at(o, {"spec", "template", "spec"});
+  const auto [names, images] = containerCells(object(podSpec ? *podSpec : json::value()));
+  std::string selector = formatSelector(o, {"spec", "selector"});
+  return {json::value(integer(o, {"status", "desiredNumberScheduled"})),
+          json::value(integer(o, {"status", "currentNumberScheduled"})),
+          json::value(integer(o, {"status", "numberReady"})),
+          json::value(integer(o, {"status", "updatedNumberScheduled"})),
+          json::value(integer(o, {"status", "numberAvailable"})),
+          json::value(formatLabels(o, {"spec", "template", "spec", "nodeSelector"})),
+          json::value(age(o, now)),
+          json::value(names),
+          json::value(images),
+          json::value(selector.empty() ? "<none>" : selector)};
+}
+
+bool hasTrueCondition(const json::object& o, std::string_view type) {
+  for (const auto& c : array(o, {"status", "conditions"}))
+    if (str(object(c), {"type"}) == type && str(object(c), {"status"}) == "True") return true;
+  return false;
+}
+
+// printJob: COMPLETIONS "succeeded/completions" ("n/1 of p" for a parallel work queue), DURATION
+// from startTime to completionTime (or now), STATUS from the conditions.
+Cells jobCells(const json::object& o, Clock::time_point now) {
+  const auto* podSpec = at(o, {"spec", "template", "spec"});
+  const auto [names, images] = containerCells(object(podSpec ? *podSpec : json::value()));
+  const int64_t succeeded = integer(o, {"status", "succeeded"});
+  std::string completions;
+  if (const auto* c = at(o, {"spec", "completions"}); c && c->is_number()) {
+    completions =
+        std::to_string(succeeded) + "/" + std::to_string(integer(o, {"spec", "completions"}));
+  } else {
+    const int64_t parallelism = integer(o, {"spec", "parallelism"});
+    completions = std::to_string(succeeded) + "/1" +
+                  (parallelism > 1 ? " of " + std::to_string(parallelism) : "");
+  }
+  std::string duration;
+  const auto start = api::parseRfc3339(str(o, {"status", "startTime"}));
+  const auto end = api::parseRfc3339(str(o, {"status", "completionTime"}));
+  if (start)
+    duration = humanDuration(
+        std::chrono::duration_cast<std::chrono::seconds>((end ? *end : now) - *start));
+  std::string status = "Running";
+  if (hasTrueCondition(o, "Complete"))
+    status = "Complete";
+  else if (hasTrueCondition(o, "Failed"))
+    status = "Failed";
+  else if (!str(o, {"metadata", "deletionTimestamp"}).empty())
+    status = "Terminating";
+  else if (hasTrueCondition(o, "SuccessCriteriaMet"))
+    status = "SuccessCriteriaMet";
+  else if (hasTrueCondition(o, "Suspended"))
+    status = "Suspended";
+  else if (hasTrueCondition(o, "FailureTarget"))
+    status = "FailureTarget";
+  std::string selector = formatSelector(o, {"spec", "selector"});
+  return {json::value(status),
+          json::value(completions),
+          json::value(duration),
+          json::value(age(o, now)),
+          json::value(names),
+          json::value(images),
+          json::value(selector.empty() ? "<none>" : selector)};
+}
+
+Cells cronJobCells(const json::object& o, Clock::time_point now) {
+  const auto* podSpec = at(o, {"spec", "jobTemplate", "spec", "template", "spec"});
+  const auto [names, images] = containerCells(object(podSpec ? *podSpec : json::value()));
+  const auto* suspend = at(o, {"spec", "suspend"});
+  const std::string timeZone = str(o, {"spec", "timeZone"});
+  const std::string last = str(o, {"status", "lastScheduleTime"});
+  std::string selector = formatSelector(o, {"spec", "jobTemplate", "spec", "selector"});
+  return {json::value(str(o, {"spec", "schedule"})),
+          json::value(timeZone.empty() ? "<none>" : timeZone),
+          json::value(!suspend || !suspend->is_bool() ? "<unset>"
+                      : suspend->as_bool()            ? "True"
+                                                      : "False"),
+          json::value(static_cast<int64_t>(array(o, {"status", "active"}).size())),
+          json::value(last.empty() ? "<none>" : since(last, now)),
+          json::value(age(o, now)),
+          json::value(names),
+          json::value(images),
+          json::value(selector.empty() ? "<none>" : selector)};
+}
+
+// formatHPAMetrics: "<current>/<target>" per metric ("cpu: <unknown>/80%"), at most two and
+// "+ N more...", "<none>" without metrics.
+std::string hpaTargets(const json::object& o) {
+  static const json::object kNone;
+  auto objectOrNone = [](const json::value* v) -> const json::object& {
+    return v && v->is_object() ? v->as_object() : kNone;
+  };
+  auto quantity = [](const json::object& target, const char* key) {
+    const auto* v = target.if_contains(key);
+    if (!v) return std::string("<unknown>");
+    return v->is_string() ? std::string(v->as_string()) : json::serialize(*v);
+  };
+  const auto& specs = array(o, {"spec", "metrics"});
+  if (specs.empty()) return "<none>";
+  const auto& current = array(o, {"status", "currentMetrics"});
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const json::object& spec = objectOrNone(&specs[i]);
+    const std::string type = str(spec, {"type"});
+    const json::object& cur = objectOrNone(i < current.size() ? &current[i] : nullptr);
+    if (type == "Resource" || type == "ContainerResource") {
+      const char* key = type == "Resource" ? "resource" : "containerResource";
+      const json::object& source = objectOrNone(at(spec, {key}));
+      const json::object& target = objectOrNone(source.if_contains("target"));
+      const json::object& now = objectOrNone(at(cur, {key, "current"}));
+      const std::string name = str(source, {"name"});
+      if (str(target, {"type"}) == "Utilization" || target.contains("averageUtilization")) {
+        const std::string value = now.contains("averageUtilization")
+                                      ? std::to_string(integer(now, {"averageUtilization"})) + "%"
+                                      : "<unknown>";
+        parts.push_back(name + ": " + value + "/" +
+                        std::to_string(integer(target, {"averageUtilization"})) + "%");
+      } else {
+        parts.push_back(name + ": " + quantity(now, "averageValue") + "/" +
+                        quantity(target, "averageValue"));
+      }
+    } else {
+      const char* key = type == "Pods"       ? "pods"
+                        : type == "Object"   ? "object"
+                        : type == "External" ? "external"
+                                             : "";
+      const json::object& target = objectOrNone(at(spec, {key, "target"}));
+      const char* field = target.contains("averageValue") ? "averageValue" : "value";
+      parts.push_back("<unknown>/" + quantity(target, field));
+    }
+  }
+  std::string out = parts.size() > 2 ? parts[0] + ", " + parts[1] : join(parts, ", ");
+  if (parts.size() > 2) out += " + " + std::to_string(parts.size() - 2) + " more...";
+  return out;
+}
+
+Cells hpaCells(const json::object& o, Clock::time_point now) {
+  const auto* minReplicas = at(o, {"spec", "minReplicas"});
+  return {json::value(str(o, {"spec", "scaleTargetRef", "kind"}) + "/" +
+                      str(o, {"spec", "scaleTargetRef", "name"})),
+          json::value(hpaTargets(o)),
+          json::value(minReplicas && minReplicas->is_number()
+                          ? std::to_string(integer(o, {"spec", "minReplicas"}))
+                          : std::string("<unset>")),
+          json::value(integer(o, {"spec", "maxReplicas"})),
+          json::value(integer(o, {"status", "currentReplicas"})),
+          json::value(age(o, now))};
+}
+
+// printIngress: HOSTS (the first three, "+ N more..."), ADDRESS as a Service's, PORTS 80 and
+// 443 when TLS is configured.
+Cells ingressCells(const json::object& o, Clock::time_point now) {
+  const std::string className = str(o, {"spec", "ingressClassName"});
+  const auto& rules = array(o, {"spec", "rules"});
+  std::vector<std::string> hosts;
+  bool more = false;
+  for (const auto& rule : rules) {
+    if (hosts.size() == 3) more = true;
+    if (!more && !str(object(rule), {"host"}).empty()) hosts.push_back(str(object(rule), {"host"}));
+  }
+  std::string hostsCell = hosts.empty() ? "*" : join(hosts);
+  if (more) hostsCell += " + " + std::to_string(rules.size() - 3) + " more...";
+  return {json::value(className.empty() ? "<none>" : className), json::value(hostsCell),
+          json::value(loadBalancerIngress(o)),
+          json::value(array(o, {"spec", "tls"}).empty() ? "80" : "80, 443"),
+          json::value(age(o, now))};
+}
+
 // printPod: kubectl's STATUS logic (phase or status.reason, init containers, the last waiting or
 // terminated reason, Terminating) and RESTARTS with the time of the last restart.
 Cells podCells(const json::object& pod, Clock::time_point now) {
@@ -889,6 +1152,12 @@ const Printer* builtinPrinter(const ResourceInfo& r) {
       {{"", "pods"}, {&kPodColumns, podCells}},
       {{"apps", "deployments"}, {&kDeploymentColumns, deploymentCells}},
       {{"apps", "replicasets"}, {&kReplicaSetColumns, replicaSetCells}},
+      {{"apps", "statefulsets"}, {&kStatefulSetColumns, statefulSetCells}},
+      {{"apps", "daemonsets"}, {&kDaemonSetColumns, daemonSetCells}},
+      {{"batch", "jobs"}, {&kJobColumns, jobCells}},
+      {{"batch", "cronjobs"}, {&kCronJobColumns, cronJobCells}},
+      {{"autoscaling", "horizontalpodautoscalers"}, {&kHpaColumns, hpaCells}},
+      {{"networking.k8s.io", "ingresses"}, {&kIngressColumns, ingressCells}},
       {{"coordination.k8s.io", "leases"}, {&kLeaseColumns, leaseCells}},
       {{"admissionregistration.k8s.io", "validatingwebhookconfigurations"},
        {&kWebhookColumns, webhookCells}},

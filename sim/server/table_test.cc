@@ -317,3 +317,63 @@ TEST(BuiltinTable, CustomResourcesKeepTheirColumnsWithDateTypes) {
 
 }  // namespace
 }  // namespace flotilla::sim
+
+namespace flotilla::sim {
+namespace {
+
+TEST(BuiltinTable, WorkloadKinds) {
+  EXPECT_EQ(cellsOf("apps", "statefulsets", R"({"metadata":{"name":"db",
+      "creationTimestamp":"2026-11-23T05:03:32Z"},"spec":{"replicas":3,
+      "template":{"spec":{"containers":[{"name":"db","image":"postgres:16"}]}}},
+      "status":{"readyReplicas":2}})"),
+            json::parse(R"(["db","2/3","88s","db","postgres:16"])"));
+  EXPECT_EQ(cellsOf("apps", "daemonsets", R"({"metadata":{"name":"agent",
+      "creationTimestamp":"2026-11-23T05:03:32Z"},"spec":{"selector":{"matchLabels":{"app":"a"}},
+      "template":{"spec":{"nodeSelector":{"disk":"ssd"},
+        "containers":[{"name":"a","image":"agent:1"}]}}},
+      "status":{"desiredNumberScheduled":3,"currentNumberScheduled":3,"numberReady":2,
+        "updatedNumberScheduled":3,"numberAvailable":2}})"),
+            json::parse(R"(["agent",3,3,2,3,2,"disk=ssd","88s","a","agent:1","app=a"])"));
+  EXPECT_EQ(cellsOf("batch", "jobs", R"({"metadata":{"name":"pi",
+      "creationTimestamp":"2026-11-23T05:03:32Z"},"spec":{"completions":3,"parallelism":1,
+      "template":{"spec":{"containers":[{"name":"pi","image":"perl"}]}}},
+      "status":{"succeeded":3,"startTime":"2026-11-23T05:03:32Z",
+        "completionTime":"2026-11-23T05:04:02Z",
+        "conditions":[{"type":"SuccessCriteriaMet","status":"True"},
+                      {"type":"Complete","status":"True"}]}})"),
+            json::parse(R"(["pi","Complete","3/3","30s","88s","pi","perl","<none>"])"));
+  auto running = cellsOf("batch", "jobs", R"({"metadata":{"name":"q"},
+      "spec":{"parallelism":2},"status":{}})");
+  EXPECT_EQ(running.at(1), "Running");
+  EXPECT_EQ(running.at(2), "0/1 of 2");
+  EXPECT_EQ(running.at(3), "");
+  EXPECT_EQ(cellsOf("batch", "jobs", R"({"spec":{"completions":1},"status":{"conditions":[
+      {"type":"Failed","status":"True"}]}})")
+                .at(1),
+            "Failed");
+  EXPECT_EQ(cellsOf("batch", "cronjobs", R"({"metadata":{"name":"tick",
+      "creationTimestamp":"2026-11-23T05:03:32Z"},"spec":{"schedule":"*/1 * * * *","suspend":false,
+      "jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"t","image":"busybox"}]}}}}},
+      "status":{"active":[{"name":"tick-1"}],"lastScheduleTime":"2026-11-23T05:04:00Z"}})"),
+            json::parse(R"(["tick","*/1 * * * *","<none>","False",1,"60s","88s","t","busybox",
+                            "<none>"])"));
+  EXPECT_EQ(cellsOf("autoscaling", "horizontalpodautoscalers", R"({"metadata":{"name":"web",
+      "creationTimestamp":"2026-11-23T05:03:32Z"},"spec":{"minReplicas":1,"maxReplicas":10,
+      "scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},
+      "metrics":[{"type":"Resource","resource":{"name":"cpu",
+        "target":{"type":"Utilization","averageUtilization":80}}}]},
+      "status":{"currentReplicas":2}})"),
+            json::parse(R"(["web","Deployment/web","cpu: <unknown>/80%","1",10,2,"88s"])"));
+  EXPECT_EQ(cellsOf("networking.k8s.io", "ingresses", R"({"metadata":{"name":"web",
+      "creationTimestamp":"2026-11-23T05:03:32Z"},"spec":{"ingressClassName":"nginx",
+      "rules":[{"host":"a.example"},{"host":"b.example"},{"host":"c.example"},{"host":"d.example"}],
+      "tls":[{"hosts":["a.example"]}]},
+      "status":{"loadBalancer":{"ingress":[{"ip":"198.51.100.7"}]}}})"),
+            json::parse(R"(["web","nginx","a.example,b.example,c.example + 1 more...",
+                            "198.51.100.7","80, 443","88s"])"));
+  EXPECT_EQ(cellsOf("networking.k8s.io", "ingresses", R"({"spec":{"rules":[{}]},"status":{}})"),
+            json::parse(R"(["","<none>","*","","80","<unknown>"])"));
+}
+
+}  // namespace
+}  // namespace flotilla::sim
