@@ -49,7 +49,8 @@ DEFAULT_TOPOLOGY=$ROOT/config/samples/sim/topology.yaml
 # FLOTILLA_E2E_SIM_FAULTS: a flotilla-sim fault file (config/samples/sim/faults-10pct.json) every
 # cluster of the fleet starts with; its rules choose the operator's requests by user agent, so the
 # suite's own kubectl calls are answered normally.
-SIM_UP_ARGS=()
+# SIM_EXTRA_ARGS: what a suite adds to `flotilla-sim up` (a fast CronJob clock).
+SIM_UP_ARGS=("${SIM_EXTRA_ARGS[@]}")
 if [[ -n ${FLOTILLA_E2E_SIM_FAULTS:-} ]]; then
   SIM_UP_ARGS=(--faults "$(realpath "$FLOTILLA_E2E_SIM_FAULTS")")
   echo "flotilla-sim fault injection: $FLOTILLA_E2E_SIM_FAULTS"

@@ -21,6 +21,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/e2e/lib.sh"
 NS=workloads
 SIM_TOPOLOGY=$ROOT/e2e/topology-workloads.yaml
+# flotilla-sim: a CronJob's schedule minute lasts 3 s, a Job's pod runs 1 s (docs/sim.md).
+SIM_EXTRA_ARGS=(--cronjob-minute-ms 3000 --job-run-time-ms 1000)
 source "$ROOT/e2e/operator_lib.sh"
 [[ -n $PODS_RUN ]] || { echo "SKIP: the members do not run pods (FLOTILLA_E2E_MEMBERS_RUN_PODS=1)"; exit 0; }
 
@@ -141,6 +143,57 @@ YAML
   expect_contains "a DivisionLimited Event on the FederatedObject" \
     "$(kubectl get events -n "$NS" --field-selector reason=DivisionLimited,involvedObject.name=db-statefulset -o jsonpath='{.items[*].message}')" \
     "member3 runs Kubernetes v1.26"
+fi
+
+# --- An HPA follows its Deployment; a member HPA's scale is never written back ---
+# (flotilla-sim's HPA scales to the replicas its annotation asks; ../real-k8s members have no
+# metrics, so there the HPA only follows and the scale check is skipped.)
+kubectl apply -n "$NS" -f - >/dev/null <<'YAML'
+apiVersion: flotilla.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: api}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: api}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      type: Divided
+      weights: [{targetCluster: {clusterNames: ["*"]}, weight: 1}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: nginx:1.27, resources: {requests: {cpu: 10m, memory: 16Mi}}}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}}]
+YAML
+hpa_followed() { [[ -n $(member_field member1 hpa api '{.metadata.uid}') && -n $(member_field member2 hpa api '{.metadata.uid}') ]]; }
+eventually 30 hpa_followed || e2e_fail "the HPA should follow Deployment api to member1 and member2: $(kubectl get rb api-horizontalpodautoscaler -n "$NS" -o yaml 2>&1)"
+expect_eq "the HPA is not on member3" "$(member_field member3 hpa api '{.metadata.name}')" ""
+expect_eq "the HPA follows without a policy of its own" \
+  "$(kubectl get rb api-horizontalpodautoscaler -n "$NS" -o jsonpath='{.spec.policy.name}|{.spec.requiredBy[0].name}')" "|api"
+HPA_SCALED=
+if [[ -z $REAL ]]; then
+  mkubectl member1 annotate hpa api -n "$NS" sim.flotilla.io/desired-replicas=6 >/dev/null
+  scaled() { [[ $(member_field member1 deployment api '{.spec.replicas}/{.status.readyReplicas}') == 6/6 ]]; }
+  eventually 30 scaled || e2e_fail "member1's HPA should scale api to 6: $(mkubectl member1 get deploy,hpa -n "$NS" 2>&1)"
+  HPA_SCALED=$SECONDS
+  HPA_WRITES=$(MEMBER_WRITE_RESOURCES=deployments writes "${MEMBER_KUBECONFIG[member1]}" member)
+else
+  echo "SKIP: the HPA scale check (members without metrics: their HPAs do not scale)"
 fi
 
 # --- A Job divided 1:1: 5 completions each, Complete only after both parts ---
@@ -281,6 +334,18 @@ eventually 60 ds_ready || e2e_fail "host DaemonSet agent should be DESIRED=READY
 expect_eq "host DaemonSet DESIRED = the members' nodes" "$(host_field ds agent '{.status.desiredNumberScheduled}')" "$nodes"
 out=$(kubectl rollout status ds/agent -n "$NS" --timeout=60s 2>&1)
 expect_eq "kubectl rollout status ds/agent returns 0 ($out)" "$?" "0"
+
+# --- The member HPA's scale stood for 60 s: Flotilla wrote no replicas to member1 ---
+if [[ -n $HPA_SCALED ]]; then
+  while ((SECONDS - HPA_SCALED < 60)); do sleep 1; done
+  expect_eq "member1's api still at the HPA's 6 after 60 s" "$(member_field member1 deployment api '{.spec.replicas}')" "6"
+  expect_eq "no Deployment write to member1 in those 60 s (its API server's request metrics)" \
+    "$(MEMBER_WRITE_RESOURCES=deployments writes "${MEMBER_KUBECONFIG[member1]}" member)" "$HPA_WRITES"
+  host_sum() { [[ $(host_field deployment api '{.status.replicas}') == 8 ]]; }
+  eventually 20 host_sum || true
+  expect_eq "the host shows the members' sum (6 + 2)" "$(host_field deployment api '{.status.replicas}')" "8"
+  expect_eq "the binding keeps the placement it wrote (2 + 2)" "$(placement_sum api)" "4"
+fi
 
 echo "$E2E_CHECKS checks, $E2E_FAILURES failed"
 ((E2E_FAILURES == 0))

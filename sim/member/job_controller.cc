@@ -18,10 +18,13 @@ const std::string kJobsResource = "batch/jobs";
 const std::string kJobPods = "/pods";
 constexpr const char* kCompletionIndex = "batch.kubernetes.io/job-completion-index";
 
-// The Job (or its pod template) asks its pods to fail.
+// The Job (or its pod template) asks its pods to fail: kFailAnnotation, or a non-zero
+// kExitCodeAnnotation on the pod.
 bool jobShouldFail(const json::object& job, const json::object& pod) {
   using namespace workload;  // NOLINT(google-build-using-namespace)
-  return annotation(job, kFailAnnotation) == "true" || annotation(pod, kFailAnnotation) == "true";
+  const std::string exitCode = annotation(pod, kExitCodeAnnotation);
+  return annotation(job, kFailAnnotation) == "true" || annotation(pod, kFailAnnotation) == "true" ||
+         (!exitCode.empty() && exitCode != "0");
 }
 
 // "1,3-5,7": kube's compressed list of completed indexes.

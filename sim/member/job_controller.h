@@ -19,6 +19,10 @@ namespace flotilla::sim {
 
 inline constexpr const char* kRunSecondsAnnotation = "sim.flotilla.io/run-seconds";
 inline constexpr const char* kFailAnnotation = "sim.flotilla.io/fail";
+// A pod whose containers exit with this code (not "0") fails: the kubelet stand-in of the
+// real-cluster harness the e2e suites also run against (docs/development.md) reads the same
+// annotation, so a suite says once what fails on both.
+inline constexpr const char* kExitCodeAnnotation = "kubelet-stub.flotilla.io/exit-code";
 
 class JobController {
  public:
