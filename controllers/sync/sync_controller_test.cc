@@ -98,6 +98,75 @@ TEST_F(SyncReconcilerTest, AFederatedObjectReachesItsClusterAndASecondPassWrites
 
 // Copies are watched on their member (MemberConnection::objects): an edit made there is reported
 // at once, and the reconcile it brings puts the copy back.
+// A divided StatefulSet (docs/operator.md "Kinds and their replicas"): member1 comes after
+// "aaa" by name, so its 2 replicas of 5 are numbered from 3; on a member below Kubernetes 1.27
+// (its FederatedCluster's version) they cannot be, which its binding entry and an Event say.
+class DividedStatefulSetTest : public SyncReconcilerTest {
+ protected:
+  json::object federatedStatefulSet(const std::string& name) {
+    auto fo = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
+      "kind": "FederatedObject", "metadata": {"finalizers": ["flotilla.io/cleanup"]},
+      "spec": {"template": {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {},
+        "spec": {"replicas": 5, "serviceName": "web", "selector": {"matchLabels": {"app": "web"}},
+          "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}}}})");
+    fo["metadata"].as_object()["name"] = name + "-statefulset";
+    auto& meta = fo["spec"].as_object()["template"].as_object()["metadata"].as_object();
+    meta["name"] = name;
+    meta["namespace"] = ns;
+    fo = create(*client, res::kFederatedObjects, fo);
+    caughtUp(*fos, name + "-statefulset");
+    bind(fo, 5, {}, json::object{{"clusters", json::array{json::object{{"name", "aaa"}, {"replicas", 3}},
+                                                         json::object{{"name", kMember}, {"replicas", 2}}}}});
+    return fo;
+  }
+  void memberVersion(const std::string& version) {
+    auto fc = get(res::kFederatedClusters, kMember);
+    fc["status"].as_object()["kubernetesVersion"] = version;
+    ASSERT_TRUE(io.run(client->updateStatus(res::kFederatedClusters, fc)));
+    ASSERT_TRUE(eventually([&] {
+      const auto cached = clusters->store().get(kMember);
+      return cached &&
+             api::unstructured::stringAt(*cached, {"status", "kubernetesVersion"}) == version;
+    }));
+  }
+  const kube::ResourceId kStatefulSets{"apps", "v1", "statefulsets", true, "StatefulSet"};
+};
+
+TEST_F(DividedStatefulSetTest, EachClusterNumbersItsPodsAfterTheClustersBeforeIt) {
+  federatedStatefulSet("web");
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("web-statefulset")));
+  const auto copy = memberObject(kStatefulSets, "web");
+  ASSERT_FALSE(copy.empty()) << "the StatefulSet did not reach " << kMember;
+  EXPECT_EQ(copy.at("spec").at("replicas"), 2);
+  EXPECT_EQ(copy.at("spec").at("ordinals").at("start"), 3);  // web-3, web-4
+  EXPECT_EQ(events.count("DivisionLimited"), 0);
+}
+
+TEST_F(DividedStatefulSetTest, AMemberBelow127IsToldNotSilent) {
+  memberVersion("v1.26.3");
+  federatedStatefulSet("db");
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("db-statefulset")));
+  const auto copy = memberObject(kStatefulSets, "db");
+  ASSERT_FALSE(copy.empty());
+  EXPECT_EQ(copy.at("spec").at("replicas"), 2);
+  EXPECT_FALSE(copy.at("spec").as_object().contains("ordinals"));
+  const auto rb = get(res::kResourceBindings, "db-statefulset");
+  std::string message;
+  for (const auto& item : rb.at("status").at("aggregatedStatus").as_array())
+    if (item.at("clusterName") == kMember) message = std::string(item.at("message").as_string());
+  EXPECT_NE(message.find("member1 runs Kubernetes v1.26.3"), std::string::npos) << message;
+  EXPECT_NE(message.find("(db-0..db-1), not db-3..db-4"), std::string::npos) << message;
+  EXPECT_EQ(events.count("DivisionLimited"), 1);
+  // Said once, when the copy was written: a second pass writes nothing and says nothing.
+  caughtUp(*fos, "db-statefulset");
+  caughtUp(*rbs, "db-statefulset");
+  const auto member = writes(memberClient());
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("db-statefulset")));
+  EXPECT_EQ(writes(memberClient()), member);
+  EXPECT_EQ(events.count("DivisionLimited"), 1);
+}
+
 TEST_F(SyncReconcilerTest, AnEditOfACopyOnItsMemberIsReportedAndUndone) {
   federatedConfigMap();
   ASSERT_TRUE(controller(*client, *members)->reconcile(key("settings-configmap")));
