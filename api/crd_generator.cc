@@ -370,6 +370,9 @@ std::vector<GeneratedCrd> generateCrds() {
       column("Kind", "string", ".spec.template.kind"),
       column("Healthy", "string", ".status.healthy", "Healthy clusters / targeted clusters"),
       column("Clusters", "string", ".status.clusterNames", "The clusters it is placed on"),
+      column("Progress", "string", ".status.progress",
+             "The fleet-wide object's own progress: READY of a StatefulSet or DaemonSet, "
+             "COMPLETIONS of a Job"),
       ageColumn()};
   out.push_back(generate<FederatedObject>(
       {"FederatedObject", "federatedobjects", "federatedobject", {"fo"}, true, objectColumns},

@@ -147,7 +147,8 @@ BOOST_DESCRIBE_STRUCT(FederatedDeployment, (), (apiVersion, kind, metadata, spec
 BOOST_DESCRIBE_STRUCT(FederatedObjectSpec, (), (template_, overrides))
 BOOST_DESCRIBE_STRUCT(ClusterObjectStatus, (), (name, propagation, health, message))
 BOOST_DESCRIBE_STRUCT(FederatedObjectStatus, (),
-                      (clusters, healthy, clusterNames, conditions, observedGeneration))
+                      (clusters, healthy, clusterNames, progress, conditions,
+                       observedGeneration))
 BOOST_DESCRIBE_STRUCT(FederatedObject, (), (apiVersion, kind, metadata, spec, status))
 BOOST_DESCRIBE_STRUCT(ClusterFederatedObject, (), (apiVersion, kind, metadata, spec, status))
 

@@ -265,6 +265,10 @@ struct FederatedObjectStatus {
   std::vector<ClusterObjectStatus> clusters;  // sorted by name
   std::string healthy;                // "healthy/targeted" clusters, for the HEALTHY printer column
   std::string clusterNames;           // "member1,member2", for the CLUSTERS printer column
+  // The fleet-wide object's own progress as its kind's kubectl columns give it (READY 5/5 of a
+  // StatefulSet, COMPLETIONS 10/10 of a Job), for the PROGRESS printer column; empty for a kind
+  // without one (interpreter::Interpreter::progress).
+  std::string progress;
   std::vector<Condition> conditions;  // Propagated, Healthy
   int64_t observedGeneration = 0;
 };

@@ -98,6 +98,9 @@ host_ready() { [[ $(host_field sts web '{.status.readyReplicas}') == 5 ]]; }
 eventually 60 host_ready || e2e_fail "host StatefulSet web should be READY 5/5: $(kubectl get sts web -n "$NS" 2>&1)"
 echo "kubectl apply -> StatefulSet web READY 5/5 on the host: $(echo "$(date +%s.%N) - $t0" | bc) s"
 expect_contains "kubectl get sts on the host" "$(kubectl get sts web -n "$NS")" "5/5"
+fo_progress() { [[ $(kubectl get fo web-statefulset -n "$NS" -o jsonpath='{.status.progress}') == 5/5 ]]; }
+eventually 20 fo_progress || true
+expect_contains "kubectl get fo shows the StatefulSet's READY" "$(kubectl get fo web-statefulset -n "$NS")" "5/5"
 out=$(kubectl rollout status sts/web -n "$NS" --timeout=60s 2>&1)
 expect_eq "kubectl rollout status sts/web returns 0 ($out)" "$?" "0"
 if ! serves_ordinals member2; then
@@ -122,6 +125,14 @@ spec:
       type: Divided
       weights: [{targetCluster: {clusterNames: ["*"]}, weight: 1}]
 ---
+apiVersion: v1
+kind: Service
+metadata: {name: db}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{port: 5432}]
+---
 apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: db}
@@ -142,7 +153,7 @@ YAML
     "its pods are numbered from 0 (db-0..db-1), not db-2..db-3"
   expect_contains "a DivisionLimited Event on the FederatedObject" \
     "$(kubectl get events -n "$NS" --field-selector reason=DivisionLimited,involvedObject.name=db-statefulset -o jsonpath='{.items[*].message}')" \
-    "member3 runs Kubernetes v1.26"
+    "member3 runs Kubernetes v1."
 fi
 
 # --- An HPA follows its Deployment; a member HPA's scale is never written back ---
@@ -237,6 +248,9 @@ for m in member1 member2; do
 done
 expect_eq "host Job succeeded" "$(host_field job pi '{.status.succeeded}')" "10"
 expect_contains "kubectl get job on the host" "$(kubectl get job pi -n "$NS")" "10/10"
+job_progress() { [[ $(kubectl get fo pi-job -n "$NS" -o jsonpath='{.status.progress}') == 10/10 ]]; }
+eventually 20 job_progress || true
+expect_contains "kubectl get fo shows the Job's COMPLETIONS" "$(kubectl get fo pi-job -n "$NS")" "10/10"
 
 # A Job whose part on member2 fails: placed nowhere first, so member2's difference (its pods exit
 # 1: the kubelet's exit code, flotilla-sim and ../real-k8s's kubelet stub read the same

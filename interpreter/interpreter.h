@@ -106,6 +106,11 @@ struct KindEntry {
   // its copy is applied, the sync keeps the member's replicas of that object instead of writing
   // its share back (docs/design.md §13).
   bool scalesWhatItFollows = false;
+  // What the kind's own kubectl columns say of the fleet-wide object, from the host's source and
+  // the status aggregateStatus made for it ("5/5", a StatefulSet's READY): the federated
+  // object's PROGRESS column. Null: nothing.
+  std::function<std::string(const boost::json::object& source, const boost::json::object& status)>
+      progress;
 };
 
 // A kind's entry, with the behaviour every kind shares around it.
@@ -154,6 +159,9 @@ class Interpreter {
     return entry_.follows ? entry_.follows(object) : std::nullopt;
   }
   bool scalesWhatItFollows() const { return entry_.scalesWhatItFollows; }
+  std::string progress(const boost::json::object& source, const boost::json::object& status) const {
+    return entry_.progress ? entry_.progress(source, status) : std::string();
+  }
 
  private:
   const KindEntry& entry_;

@@ -96,6 +96,24 @@ std::vector<Dependency> statefulSetDependencies(const json::object& sts) {
   return out;
 }
 
+// "ready/total" of two counts of the host's aggregated status (PROGRESS of its federated object).
+auto readyOf(std::string ready, std::string total) {
+  return [ready = std::move(ready), total = std::move(total)](const json::object&,
+                                                              const json::object& status) {
+    return std::to_string(memberCount(status, {ready})) + "/" +
+           std::to_string(memberCount(status, {total}));
+  };
+}
+
+// A Job's COMPLETIONS as kubectl prints it: succeeded/completions, or for a work queue the
+// succeeded pods.
+std::string jobProgress(const json::object& source, const json::object& status) {
+  const int64_t succeeded = memberCount(status, {"succeeded"});
+  if (const auto completions = u::intAt(source, {"spec", "completions"}))
+    return std::to_string(succeeded) + "/" + std::to_string(*completions);
+  return std::to_string(succeeded) + " succeeded";
+}
+
 const json::object* templateLabels(const json::object& workload) {
   return u::findObject(workload, {"spec", "template", "metadata", "labels"});
 }
@@ -140,13 +158,15 @@ void addWorkloadKinds(Registry& registry) {
                          .podLabels = templateLabels,
                          // A stateful set split among clusters is a choice (its pods' data
                          // stays where they ran): made only by a policy that says Divided.
-                         .defaultScheduling = "Duplicated"});
+                         .defaultScheduling = "Duplicated",
+                         .progress = readyOf("readyReplicas", "replicas")});
   registry.add(KindEntry{.group = "apps",
                          .kind = "DaemonSet",
                          .health = daemonSetHealth,
                          .aggregateStatus = daemonSetStatus,
                          .dependencies = podTemplateDependencies,
-                         .podLabels = templateLabels});
+                         .podLabels = templateLabels,
+                         .progress = readyOf("numberReady", "desiredNumberScheduled")});
   registry.add(KindEntry{.group = "batch",
                          .kind = "Job",
                          .replicas = jobReplicas,
@@ -158,7 +178,8 @@ void addWorkloadKinds(Registry& registry) {
                          .aggregateStatus = jobStatus,
                          .dependencies = podTemplateDependencies,
                          .podLabels = templateLabels,
-                         .duplicatedWarning = jobDuplicatedWarning});
+                         .duplicatedWarning = jobDuplicatedWarning,
+                         .progress = jobProgress});
   registry.add(KindEntry{.group = "apps",
                          .kind = "ReplicaSet",
                          .dependencies = podTemplateDependencies,

@@ -98,5 +98,22 @@ TEST(DeploymentEntry, HostStatusSumsTheMembers) {
       "availableReplicas":3,"unavailableReplicas":2})"));
 }
 
+TEST(WorkloadProgress, WhatTheKindsOwnColumnsSayOfTheFleet) {
+  const auto& r = Registry::builtIn();
+  EXPECT_EQ(r.of("apps/v1", "StatefulSet")
+                .progress(parse(R"({"spec":{"replicas":5}})"),
+                          parse(R"({"replicas":5,"readyReplicas":4})")),
+            "4/5");
+  EXPECT_EQ(r.of("apps/v1", "DaemonSet")
+                .progress({}, parse(R"({"desiredNumberScheduled":9,"numberReady":9})")),
+            "9/9");
+  EXPECT_EQ(r.of("batch/v1", "Job").progress(parse(R"({"spec":{"completions":10}})"),
+                                             parse(R"({"succeeded":7})")),
+            "7/10");
+  EXPECT_EQ(r.of("batch/v1", "Job").progress(parse(R"({"spec":{"parallelism":3}})"), {}),
+            "0 succeeded");
+  EXPECT_EQ(r.of("v1", "ConfigMap").progress({}, {}), "");
+}
+
 }  // namespace
 }  // namespace flotilla::interpreter

@@ -564,42 +564,46 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       });
   if (!written) return retryOnConflict(written.error());
   if (missing) events_.event(involved(*rb), "Warning", "DependencyMissing", gate->message);
+  // What the host's source shows of the fleet, where the kind aggregates a status (a Service's
+  // load balancers, a StatefulSet's replicas), and the federated object's PROGRESS from it.
+  const auto source =
+      options_.sourceOf ? options_.sourceOf(ObjectKey{apiVersion, kind, ns, name}) : nullptr;
+  std::optional<json::object> hostStatus;
+  if (source) {
+    std::vector<interpreter::MemberObject> members;
+    for (size_t i = 0; i < states.size() && i < lives.size(); ++i)
+      members.push_back({states[i].cluster, lives[i] ? &*lives[i] : nullptr});
+    hostStatus = interpreter.aggregateStatus(*source, members);
+  }
+  const std::string progress = source && hostStatus ? interpreter.progress(*source, *hostStatus) : "";
   // The federated object's status.
   auto foWritten = writeStatus(
       host_, executor_, foResource, *cached, [&](json::object& object) -> api::Result<bool> {
         auto current = fromObject<api::FederatedObject>(object);
         if (!current) return current.error();
-        const json::value status = api::encode(objectStatus(*current, states, nowText));
+        auto next = objectStatus(*current, states, nowText);
+        next.progress = progress;
+        const json::value status = api::encode(next);
         if (sameStatus(object, status)) return false;
         object["status"] = status;
         return true;
       });
   if (!foWritten) return retryOnConflict(foWritten.error());
-  // The host source's status, where the kind aggregates one (a Service's load balancers).
-  if (options_.sourceOf) {
-    const auto source = options_.sourceOf(ObjectKey{apiVersion, kind, ns, name});
-    if (source) {
-      std::vector<interpreter::MemberObject> members;
-      for (size_t i = 0; i < states.size() && i < lives.size(); ++i)
-        members.push_back({states[i].cluster, lives[i] ? &*lives[i] : nullptr});
-      if (auto status = interpreter.aggregateStatus(*source, members)) {
-        if (!sameStatus(*source, json::value(*status))) {
-          auto hostResource = await(executor_, host_.resourceFor(apiVersion, kind));
-          if (hostResource) {
-            json::object updated = *source;
-            updated["apiVersion"] = apiVersion;
-            updated["kind"] = kind;
-            updated["status"] = std::move(*status);
-            auto w = await(executor_, host_.updateStatus(*hostResource, updated));
-            // Not allowed to write it (an install without the status rule): the members are
-            // synced all the same; retrying would not change the answer.
-            if (!w && w.error().code == 403)
-              log::warn(kObjectSync, key, "cannot write the host's status: " + w.error().message);
-            else if (!w)
-              return retryOnConflict(w.error());
-          }
-        }
-      }
+  // The host source's status.
+  if (source && hostStatus && !sameStatus(*source, json::value(*hostStatus))) {
+    auto hostResource = await(executor_, host_.resourceFor(apiVersion, kind));
+    if (hostResource) {
+      json::object updated = *source;
+      updated["apiVersion"] = apiVersion;
+      updated["kind"] = kind;
+      updated["status"] = std::move(*hostStatus);
+      auto w = await(executor_, host_.updateStatus(*hostResource, updated));
+      // Not allowed to write it (an install without the status rule): the members are synced
+      // all the same; retrying would not change the answer.
+      if (!w && w.error().code == 403)
+        log::warn(kObjectSync, key, "cannot write the host's status: " + w.error().message);
+      else if (!w)
+        return retryOnConflict(w.error());
     }
   }
   return toResult(requeueAfter(pass, retryTimes()));
