@@ -111,6 +111,10 @@ struct KindEntry {
   // object's PROGRESS column. Null: nothing.
   std::function<std::string(const boost::json::object& source, const boost::json::object& status)>
       progress;
+  // Its copies finish their work (a Job's part): a healthy copy is done. The sync records each
+  // copy's health in the binding, and a failover leaves a finished copy's cluster alone (its
+  // work is not run again elsewhere).
+  bool finishes = false;
 };
 
 // A kind's entry, with the behaviour every kind shares around it.
@@ -159,6 +163,7 @@ class Interpreter {
     return entry_.follows ? entry_.follows(object) : std::nullopt;
   }
   bool scalesWhatItFollows() const { return entry_.scalesWhatItFollows; }
+  bool finishes() const { return entry_.finishes; }
   std::string progress(const boost::json::object& source, const boost::json::object& status) const {
     return entry_.progress ? entry_.progress(source, status) : std::string();
   }

@@ -51,6 +51,11 @@ HealthReport jobHealth(const json::object& job) {
 
 std::optional<json::object> jobStatus(const json::object& source,
                                       const std::vector<MemberObject>& members) {
+  // Complete and Failed are final, as for any Job: once the host's Job shows one, its status
+  // stays (a cluster that goes down afterwards, its part done, does not undo it).
+  if (const json::object* before = u::findObject(source, {"status"});
+      before && (conditionTrue(source, "Complete") || conditionTrue(source, "Failed")))
+    return *before;
   json::object status;
   for (const char* field : {"active", "ready", "succeeded", "failed", "terminating"}) {
     int64_t sum = 0;
@@ -107,7 +112,6 @@ std::optional<json::object> jobStatus(const json::object& source,
     if (!completionTime.empty()) status["completionTime"] = completionTime;
   }
   if (!conditions.empty()) status["conditions"] = std::move(conditions);
-  (void)source;
   return status;
 }
 

@@ -2,7 +2,8 @@
 // §13). The host's Job is the sum of its parts: active, ready, succeeded, failed and terminating
 // summed; Complete only once every cluster's part is Complete; Failed as soon as one part failed,
 // naming the clusters whose parts failed; times taken from the members' own conditions, so that
-// a transition time is when the fleet's Job changed, not when Flotilla looked. Pure functions on
+// a transition time is when the fleet's Job changed, not when Flotilla looked; once Complete or
+// Failed, the host's status stays as it is (final, as a Job's are). Pure functions on
 // JSON, tested by tables (job_status_test.cc).
 #pragma once
 

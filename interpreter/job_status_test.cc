@@ -60,6 +60,17 @@ TEST(JobStatus, SumsThePartsAndCompletesOnlyWhenEveryPartDid) {
   EXPECT_EQ(jobHealth(twoDone).health, Health::kHealthy);
 }
 
+TEST(JobStatus, CompleteIsFinalOnTheHost) {
+  const auto one = complete("2026-11-28T10:00:00Z", "2026-11-28T10:00:30Z");
+  const auto two = complete("2026-11-28T10:00:01Z", "2026-11-28T10:00:41Z");
+  auto done = kSource;
+  done["status"] = *jobStatus(kSource, {{"member1", &one}, {"member2", &two}});
+  // member2 goes down afterwards (its copy cannot be read): the host's Job stays Complete, 10.
+  const auto after = jobStatus(done, {{"member1", &one}, {"member2", nullptr}});
+  EXPECT_EQ(*after, done.at("status").as_object());
+  EXPECT_EQ(after->at("succeeded"), 10);
+}
+
 TEST(JobStatus, APartNotOnItsClusterYetKeepsTheJobIncomplete) {
   const auto one = complete("2026-11-28T10:00:00Z", "2026-11-28T10:00:30Z");
   const auto status = jobStatus(kSource, {{"member1", &one}, {"member2", nullptr}});

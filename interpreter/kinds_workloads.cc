@@ -179,7 +179,8 @@ void addWorkloadKinds(Registry& registry) {
                          .dependencies = podTemplateDependencies,
                          .podLabels = templateLabels,
                          .duplicatedWarning = jobDuplicatedWarning,
-                         .progress = jobProgress});
+                         .progress = jobProgress,
+                         .finishes = true});
   registry.add(KindEntry{.group = "apps",
                          .kind = "ReplicaSet",
                          .dependencies = podTemplateDependencies,

@@ -181,7 +181,7 @@ ScheduleDecision decideSchedule(const api::ResourceBinding& binding,
     return d;
   }
   for (const auto& target : binding.spec.clusters) {
-    if (target.replicas <= 0) continue;
+    if (target.replicas <= 0 || failover.finished.count(target.name)) continue;
     const auto* c = findCluster(clusters, target.name);
     if (!c || c->metadata.deletionTimestamp) {
       d.failedClusters.push_back(target.name);

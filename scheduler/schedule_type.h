@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ struct ScheduleDecision {
 struct FailoverPolicy {
   std::chrono::nanoseconds clusterNotReadyFor = std::chrono::seconds(60);
   bool failbackRebalance = true;  // failover.failback: Rebalance (the default) or Never
+  // Clusters whose copy has finished its work (a Job's part that completed): a failed one keeps
+  // its replicas, so a failover does not run that work again elsewhere (docs/operator.md "Kinds
+  // and their replicas").
+  std::set<std::string> finished;
 };
 
 // First: never scheduled (no record). Reconcile: placement or policy changed. Scale: replicas

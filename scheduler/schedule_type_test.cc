@@ -37,7 +37,7 @@ ScheduleDecision decide(const api::ResourceBinding& rb,
   auto it = rb.metadata.annotations.find(kScheduleRecordAnnotation);
   std::optional<ScheduleRecord> last;
   if (it != rb.metadata.annotations.end()) last = decodeRecord(it->second);
-  return decideSchedule(rb, last, clusters, kNow, {seconds(60), failbackRebalance});
+  return decideSchedule(rb, last, clusters, kNow, {seconds(60), failbackRebalance, {}});
 }
 
 // Schedules through the real scheduler and writes the result back, as the controller does.
@@ -249,6 +249,21 @@ TEST(ScheduleTypeTest, FailoverThenFailbackRebalanceOrNever) {
         decodeRecord(rb.metadata.annotations[kScheduleRecordAnnotation])->failedOver.empty());
     EXPECT_EQ(decide(rb, members(), rebalance).type, ScheduleType::kNone);
   }
+}
+
+TEST(ScheduleTypeTest, AFinishedCopyIsNotFailedOver) {
+  // A Job's part on member3 completed, then member3 went down: its work is done, nothing moves;
+  // an unfinished part on a failed cluster still does.
+  api::ResourceBinding rb = scheduled(weighted(), ScheduleType::kFirst);
+  auto down = members();
+  down[2] = notReady(down[2], "2026-11-22T11:58:00Z");
+  auto last = decodeRecord(rb.metadata.annotations[kScheduleRecordAnnotation]);
+  FailoverPolicy finished{seconds(60), true, {"member3"}};
+  EXPECT_EQ(decideSchedule(rb, last, down, kNow, finished).type, ScheduleType::kNone);
+  FailoverPolicy unfinished{seconds(60), true, {"member1"}};
+  const auto d = decideSchedule(rb, last, down, kNow, unfinished);
+  EXPECT_EQ(d.type, ScheduleType::kFailover);
+  EXPECT_THAT(d.failedClusters, ElementsAre("member3"));
 }
 
 TEST(ScheduleTypeTest, AScaleAtTheMomentOfFailbackStillFailsBack) {

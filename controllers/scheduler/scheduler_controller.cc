@@ -14,6 +14,7 @@
 #include "controllers/scheduler/triggers.h"
 #include "scheduler/extender/http_extender_client.h"
 #include "scheduler/scheduler.h"
+#include "interpreter/interpreter.h"
 
 namespace flotilla::controllers::scheduler {
 
@@ -326,7 +327,12 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   }
   if (policy.clusterNotReadyFor <= nanoseconds(0))
     policy.clusterNotReadyFor = options_.defaultClusterNotReadyFor;
-  fs::FailoverPolicy failover{policy.clusterNotReadyFor, policy.failbackRebalance};
+  fs::FailoverPolicy failover{policy.clusterNotReadyFor, policy.failbackRebalance, {}};
+  // A kind whose copies finish (a Job): a cluster whose part finished is not failed over.
+  if (interpreter::Registry::builtIn().of(rb.spec.resource.apiVersion, rb.spec.resource.kind)
+          .finishes())
+    for (const auto& item : rb.status.aggregatedStatus)
+      if (item.health == "Healthy") failover.finished.insert(item.clusterName);
 
   const auto fleetNow = fleet();
   std::optional<fs::ScheduleRecord> last;

@@ -527,7 +527,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   for (const auto& s : states) {
     outcomes.push_back({s.cluster, s.propagation, s.message, s.target});
     if (s.propagation == propagation::kOK) outcomes.back().note = s.message;
-    if (interpreter.followersWaitUntilHealthy() && s.propagation == propagation::kOK)
+    if ((interpreter.followersWaitUntilHealthy() || interpreter.finishes()) &&
+        s.propagation == propagation::kOK)
       outcomes.back().health = std::string(interpreter::toString(s.health.health));
   }
   // A new workload whose followers are being applied: nothing to say yet (dependency_gate.h).
