@@ -108,7 +108,8 @@ expect_eq "its template defaulted into its namespace" "$(kubectl get fo cfg -n $
 out=$(policy minimal "" | k apply -f -)
 expect_contains "minimal policy admitted" "$out" "propagationpolicy.flotilla.io/minimal created"
 yaml=$(kubectl get pp minimal -n $NS -o yaml)
-expect_contains "default: Divided" "$yaml" "type: Divided"
+# (replicaScheduling.type stays absent: it means the selected kind's default, docs/api-reference.md)
+expect_not_contains "no default type in a policy" "$yaml" "type: Divided"
 expect_contains "default: Weighted" "$yaml" "division: Weighted"
 expect_contains "default: avoidDisruption" "$yaml" "avoidDisruption: true"
 expect_contains "default: failover after 60s" "$yaml" "clusterNotReadyFor: 60s"

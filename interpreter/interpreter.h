@@ -12,7 +12,11 @@
 //   retain                   fields of the live member object Flotilla keeps instead of fighting;
 //   health                   what one member's object says about itself;
 //   aggregateStatus          what the host's source object shows, from the members' objects;
-//   dependencies             the objects it needs on every cluster it runs on (dependencies.h).
+//   dependencies             the objects it needs on every cluster it runs on (dependencies.h);
+//   follows                  the object it follows because it names it (an HPA, its target);
+//   progress                 what its kubectl columns say of the fleet-wide object;
+//   and flags: the default replicaScheduling.type, a warning when copies repeat work (a
+//   CronJob), copies that finish (a Job), followers that wait until healthy (a CRD).
 // A kind without an entry propagates as a whole object, Duplicated; it is healthy when it exists.
 #pragma once
 

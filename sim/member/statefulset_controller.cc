@@ -184,26 +184,20 @@ int StatefulSetController::reconcile(PassClock& clock) {
     }
     // Status from the pods that remain.
     int64_t count = created, ready = 0, current = 0, updated = created;
-    for (const auto& [ordinal, p] : byOrdinal) {
-      if (std::find(removedNames.begin(), removedNames.end(), metaOf(*p, "name")) !=
-          removedNames.end())
-        continue;
-      ++count;
-      ready += podReady(*p) ? 1 : 0;
-      const std::string revision = label(*p, "controller-revision-hash");
-      current += revision == currentRevision ? 1 : 0;
-      updated += revision == updateRevision ? 1 : 0;
-    }
-    for (const auto& [ordinal, p] : condemned) {
-      if (std::find(removedNames.begin(), removedNames.end(), metaOf(*p, "name")) !=
-          removedNames.end())
-        continue;
-      ++count;
-      ready += podReady(*p) ? 1 : 0;
-      const std::string revision = label(*p, "controller-revision-hash");
-      current += revision == currentRevision ? 1 : 0;
-      updated += revision == updateRevision ? 1 : 0;
-    }
+    auto countPods = [&](const auto& pods) {
+      for (const auto& [ordinal, p] : pods) {
+        if (std::find(removedNames.begin(), removedNames.end(), metaOf(*p, "name")) !=
+            removedNames.end())
+          continue;
+        ++count;
+        ready += podReady(*p) ? 1 : 0;
+        const std::string revision = label(*p, "controller-revision-hash");
+        current += revision == currentRevision ? 1 : 0;
+        updated += revision == updateRevision ? 1 : 0;
+      }
+    };
+    countPods(byOrdinal);
+    countPods(condemned);
     if (created > 0 && currentRevision == updateRevision) current += created;
     // A finished rolling update makes the update revision the current one.
     if (updated == count && ready == count && count == replicas) {
