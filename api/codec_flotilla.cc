@@ -6,6 +6,8 @@ namespace api = flotilla::api;
 FLOTILLA_CODEC_INSTANTIATE(api::FederatedCluster);
 FLOTILLA_CODEC_INSTANTIATE(api::PropagationPolicy);
 FLOTILLA_CODEC_INSTANTIATE(api::ClusterPropagationPolicy);
+FLOTILLA_CODEC_INSTANTIATE(api::OverridePolicy);
+FLOTILLA_CODEC_INSTANTIATE(api::ClusterOverridePolicy);
 FLOTILLA_CODEC_INSTANTIATE(api::FederatedDeployment);
 FLOTILLA_CODEC_INSTANTIATE(api::ResourceBinding);
 FLOTILLA_CODEC_INSTANTIATE(api::FederatedObject);

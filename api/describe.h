@@ -6,6 +6,7 @@
 #include <boost/describe.hpp>
 
 #include "api/flotilla_types.h"
+#include "api/override_types.h"
 #include "api/system_types.h"
 
 namespace flotilla::api {
@@ -134,6 +135,17 @@ BOOST_DESCRIBE_STRUCT(ClusterPropagationPolicy, (), (apiVersion, kind, metadata,
 
 BOOST_DESCRIBE_STRUCT(JsonPatchOperation, (), (op, path, from, value))
 BOOST_DESCRIBE_STRUCT(ClusterOverride, (), (clusterName, patches))
+BOOST_DESCRIBE_STRUCT(ImageOverrider, (), (containerNames, component, operator_, value))
+BOOST_DESCRIBE_STRUCT(CommandArgsOverrider, (), (containerName, operator_, value))
+BOOST_DESCRIBE_STRUCT(EnvOverrider, (), (containerName, operator_, value))
+BOOST_DESCRIBE_STRUCT(MetadataOverrider, (), (operator_, value))
+BOOST_DESCRIBE_STRUCT(Overriders, (),
+                      (image, command, args, env, labels, annotations, jsonPatch))
+BOOST_DESCRIBE_STRUCT(OverrideRule, (), (targetCluster, overriders))
+BOOST_DESCRIBE_STRUCT(OverridePolicySpec, (), (resourceSelectors, rules))
+BOOST_DESCRIBE_STRUCT(OverridePolicyStatus, (), (conditions, observedGeneration))
+BOOST_DESCRIBE_STRUCT(OverridePolicy, (), (apiVersion, kind, metadata, spec, status))
+BOOST_DESCRIBE_STRUCT(ClusterOverridePolicy, (), (apiVersion, kind, metadata, spec, status))
 BOOST_DESCRIBE_STRUCT(DeploymentTemplate, (), (metadata, spec))
 BOOST_DESCRIBE_STRUCT(FederatedDeploymentSpec, (), (template_, overrides))
 BOOST_DESCRIBE_STRUCT(ClusterDeploymentStatus, (),

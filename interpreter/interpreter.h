@@ -119,6 +119,9 @@ struct KindEntry {
   // copy's health in the binding, and a failover leaves a finished copy's cluster alone (its
   // work is not run again elsewhere).
   bool finishes = false;
+  // Where the object's pod spec is ({"spec", "template", "spec"}); empty: it has none. Container
+  // overriders (docs/design.md §14) reach its containers and initContainers.
+  std::vector<std::string> podSpecPath;
 };
 
 // A kind's entry, with the behaviour every kind shares around it.
@@ -168,6 +171,7 @@ class Interpreter {
   }
   bool scalesWhatItFollows() const { return entry_.scalesWhatItFollows; }
   bool finishes() const { return entry_.finishes; }
+  const std::vector<std::string>& podSpecPath() const { return entry_.podSpecPath; }
   std::string progress(const boost::json::object& source, const boost::json::object& status) const {
     return entry_.progress ? entry_.progress(source, status) : std::string();
   }

@@ -143,6 +143,7 @@ void addWorkloadKinds(Registry& registry) {
       // running outside the placement (docs/decisions.md).
       .notAdopted = "Deployments are not adopted: delete the member's Deployment to let Flotilla "
                     "create its own",
+      .podSpecPath = {"spec", "template", "spec"},
   });
   // The other kinds with a pod template: what their pods read follows them (docs/design.md §12).
   // Each member runs its own controller for them: their health is the member's rollout, the
@@ -159,14 +160,16 @@ void addWorkloadKinds(Registry& registry) {
                          // A stateful set split among clusters is a choice (its pods' data
                          // stays where they ran): made only by a policy that says Divided.
                          .defaultScheduling = "Duplicated",
-                         .progress = readyOf("readyReplicas", "replicas")});
+                         .progress = readyOf("readyReplicas", "replicas"),
+                         .podSpecPath = {"spec", "template", "spec"}});
   registry.add(KindEntry{.group = "apps",
                          .kind = "DaemonSet",
                          .health = daemonSetHealth,
                          .aggregateStatus = daemonSetStatus,
                          .dependencies = podTemplateDependencies,
                          .podLabels = templateLabels,
-                         .progress = readyOf("numberReady", "desiredNumberScheduled")});
+                         .progress = readyOf("numberReady", "desiredNumberScheduled"),
+                         .podSpecPath = {"spec", "template", "spec"}});
   registry.add(KindEntry{.group = "batch",
                          .kind = "Job",
                          .replicas = jobReplicas,
@@ -180,11 +183,13 @@ void addWorkloadKinds(Registry& registry) {
                          .podLabels = templateLabels,
                          .duplicatedWarning = jobDuplicatedWarning,
                          .progress = jobProgress,
-                         .finishes = true});
+                         .finishes = true,
+                         .podSpecPath = {"spec", "template", "spec"}});
   registry.add(KindEntry{.group = "apps",
                          .kind = "ReplicaSet",
                          .dependencies = podTemplateDependencies,
-                         .podLabels = templateLabels});
+                         .podLabels = templateLabels,
+                         .podSpecPath = {"spec", "template", "spec"}});
   registry.add(
       KindEntry{.group = "batch",
                 .kind = "CronJob",
@@ -198,7 +203,8 @@ void addWorkloadKinds(Registry& registry) {
                       return u::findObject(
                           o, {"spec", "jobTemplate", "spec", "template", "metadata", "labels"});
                     },
-                .duplicatedWarning = cronJobDuplicatedWarning});
+                .duplicatedWarning = cronJobDuplicatedWarning,
+                .podSpecPath = {"spec", "jobTemplate", "spec", "template", "spec"}});
   registry.add(
       KindEntry{.group = "",
                 .kind = "Pod",
@@ -206,7 +212,8 @@ void addWorkloadKinds(Registry& registry) {
                 .podLabels =
                     [](const json::object& o) {
                       return u::findObject(o, {"metadata", "labels"});
-                    }});
+                    },
+                .podSpecPath = {"spec"}});
 }
 
 }  // namespace flotilla::interpreter

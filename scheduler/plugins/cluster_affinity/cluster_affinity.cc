@@ -36,29 +36,12 @@ Status ClusterAffinity::filter(CycleState& state, const SchedulingUnit& unit,
                                const ClusterInfo& info) const {
   const auto& affinity = unit.placement.clusterAffinity;
   if (!affinity) return Status::success();
-  const api::FederatedCluster& cluster = *info.cluster;
   static const std::string kMismatch =
       "cluster(s) didn't match the placement cluster affinity constraints";
-  const std::string& name = cluster.metadata.name;
-  const auto contains = [&](const std::vector<std::string>& list) {
-    return std::find(list.begin(), list.end(), name) != list.end();
-  };
-  if (!affinity->clusterNames.empty() && !contains(affinity->clusterNames)) {
-    return Status::unschedulable(kMismatch);
-  }
-  if (contains(affinity->exclude)) return Status::unschedulable(kMismatch);
   const AffinityState* s = state.get<AffinityState>();
   if (s && s->invalid) return Status::error("invalid clusterAffinity.labelSelector");
-  if (s && s->selector && !s->selector->matches(cluster.metadata.labels)) {
+  if (!affinitySelects(*affinity, *info.cluster, s && s->selector ? &*s->selector : nullptr))
     return Status::unschedulable(kMismatch);
-  }
-  if (affinity->fieldSelector) {
-    for (const auto& expr : affinity->fieldSelector->matchExpressions) {
-      const std::string& value = clusterField(cluster, expr.key);
-      const bool in = std::find(expr.values.begin(), expr.values.end(), value) != expr.values.end();
-      if ((expr.operator_ == "In") != in) return Status::unschedulable(kMismatch);
-    }
-  }
   return Status::success();
 }
 
