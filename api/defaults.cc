@@ -18,7 +18,9 @@ void defaultString(std::string& field, const char* value) {
 void defaultPlacement(Placement& placement, const char* type) {
   if (!placement.replicaScheduling) placement.replicaScheduling.emplace();
   ReplicaScheduling& rs = *placement.replicaScheduling;
-  if (type) defaultString(rs.type, type);
+  // (Weights or dynamic weights say Divided whatever the kind's default: they divide.)
+  if (type)
+    defaultString(rs.type, !rs.weights.empty() || !rs.dynamicWeight.empty() ? "Divided" : type);
   if (rs.type != "Duplicated") defaultString(rs.division, "Weighted");
   if (!rs.avoidDisruption) rs.avoidDisruption = true;
   for (auto& c : placement.spreadConstraints) {

@@ -101,6 +101,12 @@ spec: {plugins: {score: {enabled: [{name: Locality}, {name: LeastAllocated, weig
   setDefaults(duplicated, "Duplicated");
   EXPECT_EQ(duplicated.replicaScheduling->type, "Duplicated");
   EXPECT_EQ(duplicated.replicaScheduling->division, "");  // (means nothing when Duplicated)
+  // Weights divide, whatever the kind's default.
+  Placement weighted;
+  weighted.replicaScheduling.emplace();
+  weighted.replicaScheduling->weights.push_back({});
+  setDefaults(weighted, "Duplicated");
+  EXPECT_EQ(weighted.replicaScheduling->type, "Divided");
 }
 
 }  // namespace

@@ -30,6 +30,13 @@ inline constexpr std::array<std::string_view, 3> kTaintEffect = {"NoSchedule", "
 inline constexpr std::array<std::string_view, 2> kTolerationOperator = {"Equal", "Exists"};
 inline constexpr std::array<std::string_view, 4> kLabelSelectorOperator = {"In", "NotIn", "Exists",
                                                                            "DoesNotExist"};
+// OverridePolicy overriders (docs/design.md §14).
+inline constexpr std::array<std::string_view, 4> kImageComponent = {"Registry", "Repository", "Tag",
+                                                                    "Digest"};
+inline constexpr std::array<std::string_view, 3> kOverrideOperator = {"addIfAbsent", "overwrite",
+                                                                      "delete"};
+inline constexpr std::array<std::string_view, 3> kListOperator = {"append", "overwrite", "delete"};
+inline constexpr std::array<std::string_view, 3> kOverridePatchOp = {"add", "remove", "replace"};
 inline constexpr std::array<std::string_view, 6> kJsonPatchOp = {"add",  "remove", "replace",
                                                                  "move", "copy",   "test"};
 // Conflict: an object Flotilla does not manage is in the way on the member (docs/operator.md).

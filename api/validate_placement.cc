@@ -12,26 +12,6 @@ using validation::Errors;
 constexpr int64_t kMaxWeight = 1'000'000;
 using validation::idx;
 
-void validateAffinity(const ClusterAffinity& a, const std::string& path, Errors& errors) {
-  for (size_t i = 0; i < a.clusterNames.size(); ++i) {
-    errors.dns1123Label(idx(path + ".clusterNames", i), a.clusterNames[i]);
-  }
-  for (size_t i = 0; i < a.exclude.size(); ++i) {
-    errors.dns1123Label(idx(path + ".exclude", i), a.exclude[i]);
-  }
-  if (a.labelSelector)
-    errors.append(validateLabelSelector(*a.labelSelector, path + ".labelSelector"));
-  if (a.fieldSelector) {
-    const auto& exprs = a.fieldSelector->matchExpressions;
-    for (size_t i = 0; i < exprs.size(); ++i) {
-      const std::string field = idx(path + ".fieldSelector.matchExpressions", i);
-      errors.oneOf(field + ".key", exprs[i].key, enums::kFieldSelectorKey);
-      errors.oneOf(field + ".operator", exprs[i].operator_, enums::kFieldSelectorOperator);
-      if (exprs[i].values.empty()) errors.add(field + ".values", "Required value");
-    }
-  }
-}
-
 void validateSpread(const std::vector<SpreadConstraint>& constraints, const std::string& path,
                     Errors& errors) {
   std::set<std::string> seen;
@@ -143,26 +123,8 @@ FieldErrors validatePolicy(const Policy& policy, validation::Scope scope) {
   Errors errors;
   validation::validateObjectMeta(policy.metadata, scope, false, errors);
   const PropagationPolicySpec& spec = policy.spec;
-  if (spec.resourceSelectors.empty()) errors.required("spec.resourceSelectors");
-  for (size_t i = 0; i < spec.resourceSelectors.size(); ++i) {
-    const ResourceSelector& s = spec.resourceSelectors[i];
-    const std::string field = idx("spec.resourceSelectors", i);
-    if (s.apiVersion.empty()) errors.required(field + ".apiVersion");
-    if (s.kind.empty()) errors.required(field + ".kind");
-    if (!s.name.empty()) errors.dns1123Subdomain(field + ".name", s.name);
-    if (s.labelSelector)
-      errors.append(validateLabelSelector(*s.labelSelector, field + ".labelSelector"));
-    if (!s.namespace_.empty()) {
-      errors.dns1123Label(field + ".namespace", s.namespace_);
-      // A namespaced policy governs only its own namespace.
-      if (scope == validation::Scope::kNamespaced && !policy.metadata.namespace_.empty() &&
-          s.namespace_ != policy.metadata.namespace_) {
-        errors.add(field + ".namespace", "Invalid value: \"" + s.namespace_ +
-                                             "\": must be the policy's namespace \"" +
-                                             policy.metadata.namespace_ + "\"");
-      }
-    }
-  }
+  validation::validateResourceSelectors(spec.resourceSelectors, policy.metadata.namespace_, scope,
+                                        errors);
   if (!spec.conflictResolution.empty())
     errors.oneOf("spec.conflictResolution", spec.conflictResolution, enums::kConflictResolution);
   if (!spec.dependencies.empty())
@@ -187,7 +149,8 @@ FieldErrors validatePolicy(const Policy& policy, validation::Scope scope) {
 
 FieldErrors validatePlacement(const Placement& p, const std::string& path) {
   Errors errors;
-  if (p.clusterAffinity) validateAffinity(*p.clusterAffinity, path + ".clusterAffinity", errors);
+  if (p.clusterAffinity)
+    validation::validateAffinity(*p.clusterAffinity, path + ".clusterAffinity", errors);
   for (size_t i = 0; i < p.clusterTolerations.size(); ++i) {
     errors.append(
         validateToleration(p.clusterTolerations[i], idx(path + ".clusterTolerations", i)));
@@ -208,5 +171,53 @@ FieldErrors validate(const PropagationPolicy& policy) {
 FieldErrors validate(const ClusterPropagationPolicy& policy) {
   return validatePolicy(policy, validation::Scope::kCluster);
 }
+
+namespace validation {
+
+void validateResourceSelectors(const std::vector<ResourceSelector>& selectors,
+                               const std::string& policyNamespace, Scope scope, Errors& errors) {
+  if (selectors.empty()) errors.required("spec.resourceSelectors");
+  for (size_t i = 0; i < selectors.size(); ++i) {
+    const ResourceSelector& s = selectors[i];
+    const std::string field = idx("spec.resourceSelectors", i);
+    if (s.apiVersion.empty()) errors.required(field + ".apiVersion");
+    if (s.kind.empty()) errors.required(field + ".kind");
+    if (!s.name.empty()) errors.dns1123Subdomain(field + ".name", s.name);
+    if (s.labelSelector)
+      errors.append(validateLabelSelector(*s.labelSelector, field + ".labelSelector"));
+    if (!s.namespace_.empty()) {
+      errors.dns1123Label(field + ".namespace", s.namespace_);
+      // A namespaced policy governs only its own namespace.
+      if (scope == Scope::kNamespaced && !policyNamespace.empty() &&
+          s.namespace_ != policyNamespace) {
+        errors.add(field + ".namespace", "Invalid value: \"" + s.namespace_ +
+                                             "\": must be the policy's namespace \"" +
+                                             policyNamespace + "\"");
+      }
+    }
+  }
+}
+
+void validateAffinity(const ClusterAffinity& a, const std::string& path, Errors& errors) {
+  for (size_t i = 0; i < a.clusterNames.size(); ++i) {
+    errors.dns1123Label(idx(path + ".clusterNames", i), a.clusterNames[i]);
+  }
+  for (size_t i = 0; i < a.exclude.size(); ++i) {
+    errors.dns1123Label(idx(path + ".exclude", i), a.exclude[i]);
+  }
+  if (a.labelSelector)
+    errors.append(validateLabelSelector(*a.labelSelector, path + ".labelSelector"));
+  if (a.fieldSelector) {
+    const auto& exprs = a.fieldSelector->matchExpressions;
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      const std::string field = idx(path + ".fieldSelector.matchExpressions", i);
+      errors.oneOf(field + ".key", exprs[i].key, enums::kFieldSelectorKey);
+      errors.oneOf(field + ".operator", exprs[i].operator_, enums::kFieldSelectorOperator);
+      if (exprs[i].values.empty()) errors.add(field + ".values", "Required value");
+    }
+  }
+}
+
+}  // namespace validation
 
 }  // namespace flotilla::api

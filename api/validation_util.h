@@ -3,8 +3,10 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/enums.h"
+#include "api/flotilla_types.h"
 #include "api/meta_types.h"
 
 namespace flotilla::api::validation {
@@ -60,5 +62,13 @@ class Errors {
 enum class Scope { kNamespaced, kCluster };
 // metadata: name (or generateName), namespace, label and annotation syntax.
 void validateObjectMeta(const ObjectMeta& meta, Scope scope, bool nameIsLabel, Errors& errors);
+
+// A policy's spec.resourceSelectors (propagation and override policies): apiVersion and kind
+// required, names and label selectors valid, a namespaced policy's selectors only in its own
+// namespace (`policyNamespace`; "" for a cluster-scoped policy).
+void validateResourceSelectors(const std::vector<ResourceSelector>& selectors,
+                               const std::string& policyNamespace, Scope scope, Errors& errors);
+// A clusterAffinity (a placement's, an override rule's targetCluster) at `path`.
+void validateAffinity(const ClusterAffinity& affinity, const std::string& path, Errors& errors);
 
 }  // namespace flotilla::api::validation

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json/value.hpp>
 #include <string>
+#include <string_view>
 
 #include "api/unstructured.h"
 #include "interpreter/workload_status.h"
@@ -61,6 +62,10 @@ std::optional<json::object> jobStatus(const json::object& source,
     int64_t sum = 0;
     for (const auto& m : members)
       if (m.object) sum += memberCount(*m.object, {"status", field});
+    // The API server refuses a Job's succeeded or failed count going down: a member that cannot
+    // be read for a while does not take its part's count away.
+    if (std::string_view(field) == "succeeded" || std::string_view(field) == "failed")
+      sum = std::max(sum, memberCount(source, {"status", field}));
     if (sum != 0) status[field] = sum;
   }
   std::string startTime, completionTime, completedAt, failedAt;
@@ -85,6 +90,9 @@ std::optional<json::object> jobStatus(const json::object& source,
       failedAt = later(failedAt, u::stringAt(*c, {"lastTransitionTime"}));
     }
   }
+  // (startTime, once set, stays: the API server refuses its removal or change.)
+  if (const std::string before = u::stringAt(source, {"status", "startTime"}); !before.empty())
+    startTime = before;
   if (!startTime.empty()) status["startTime"] = startTime;
   json::array conditions;
   auto condition = [](const char* type, const std::string& reason, const std::string& message,
@@ -96,22 +104,30 @@ std::optional<json::object> jobStatus(const json::object& source,
     }
     return c;
   };
+  // A finished Job, as the API server accepts one (1.31 and later check it): the target
+  // condition first (FailureTarget, SuccessCriteriaMet), then the final one, nothing active.
   if (!failed.empty()) {
     // One reason when the parts agree (BackoffLimitExceeded), else the generic one.
     const bool sameReason = std::all_of(failedReasons.begin(), failedReasons.end(),
                                         [&](const auto& r) { return r == failedReasons.front(); });
-    conditions.push_back(condition(
-        "Failed", sameReason && !failedReasons.front().empty() ? failedReasons.front() : "Failed",
-        "the part on " + joined(failed) + " failed: " + joined(failedMessages), failedAt));
+    const std::string reason =
+        sameReason && !failedReasons.front().empty() ? failedReasons.front() : "Failed";
+    const std::string message =
+        "the part on " + joined(failed) + " failed: " + joined(failedMessages);
+    conditions.push_back(condition("FailureTarget", reason, message, failedAt));
+    conditions.push_back(condition("Failed", reason, message, failedAt));
   } else if (complete) {
     std::vector<std::string> clusters;
     for (const auto& m : members) clusters.push_back(m.cluster);
-    conditions.push_back(condition("Complete", "CompletionsReached",
-                                   "every cluster's part completed (" + joined(clusters) + ")",
-                                   completedAt));
+    const std::string message = "every cluster's part completed (" + joined(clusters) + ")";
+    conditions.push_back(condition("SuccessCriteriaMet", "CompletionsReached", message, completedAt));
+    conditions.push_back(condition("Complete", "CompletionsReached", message, completedAt));
     if (!completionTime.empty()) status["completionTime"] = completionTime;
   }
-  if (!conditions.empty()) status["conditions"] = std::move(conditions);
+  if (!conditions.empty()) {
+    for (const char* field : {"active", "ready", "terminating"}) status.erase(field);
+    status["conditions"] = std::move(conditions);
+  }
   return status;
 }
 

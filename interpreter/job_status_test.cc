@@ -52,11 +52,13 @@ TEST(JobStatus, SumsThePartsAndCompletesOnlyWhenEveryPartDid) {
   EXPECT_EQ(status->at("succeeded"), 10);
   EXPECT_FALSE(status->contains("active"));
   EXPECT_EQ(status->at("completionTime"), "2026-11-28T10:00:41Z");  // the last part's
-  const auto& c = status->at("conditions").at(0).as_object();
+  // As the API server accepts a finished Job: SuccessCriteriaMet, then Complete.
+  ASSERT_EQ(status->at("conditions").as_array().size(), 2u);
+  EXPECT_EQ(status->at("conditions").at(0).at("type"), "SuccessCriteriaMet");
+  const auto& c = status->at("conditions").at(1).as_object();
   EXPECT_EQ(c.at("type"), "Complete");
   EXPECT_EQ(c.at("status"), "True");
   EXPECT_EQ(c.at("lastTransitionTime"), "2026-11-28T10:00:41Z");
-  EXPECT_EQ(status->at("conditions").as_array().size(), 1u);
   EXPECT_EQ(jobHealth(twoDone).health, Health::kHealthy);
 }
 
@@ -71,6 +73,17 @@ TEST(JobStatus, CompleteIsFinalOnTheHost) {
   EXPECT_EQ(after->at("succeeded"), 10);
 }
 
+TEST(JobStatus, CountsAndStartTimeNeverGoBack) {
+  // member2 cannot be read for a while: the host keeps the counts and start it showed (the API
+  // server refuses a smaller succeeded count or a changed startTime).
+  auto before = kSource;
+  before["status"] = json::parse(R"({"succeeded":8,"startTime":"2026-11-28T09:59:00Z"})");
+  const auto one = running(1, 3, "2026-11-28T10:00:00Z");
+  const auto status = jobStatus(before, {{"member1", &one}, {"member2", nullptr}});
+  EXPECT_EQ(status->at("succeeded"), 8);
+  EXPECT_EQ(status->at("startTime"), "2026-11-28T09:59:00Z");
+}
+
 TEST(JobStatus, APartNotOnItsClusterYetKeepsTheJobIncomplete) {
   const auto one = complete("2026-11-28T10:00:00Z", "2026-11-28T10:00:30Z");
   const auto status = jobStatus(kSource, {{"member1", &one}, {"member2", nullptr}});
@@ -82,7 +95,9 @@ TEST(JobStatus, FailedNamesTheClusterWhosePartFailed) {
   const auto one = running(2, 3, "2026-11-28T10:00:00Z");
   const auto two = failed("2026-11-28T10:01:00Z");
   const auto status = jobStatus(kSource, {{"member1", &one}, {"member2", &two}});
-  const auto& c = status->at("conditions").at(0).as_object();
+  EXPECT_EQ(status->at("conditions").at(0).at("type"), "FailureTarget");
+  EXPECT_FALSE(status->contains("active"));  // a finished Job has nothing active
+  const auto& c = status->at("conditions").at(1).as_object();
   EXPECT_EQ(c.at("type"), "Failed");
   EXPECT_EQ(c.at("reason"), "BackoffLimitExceeded");
   EXPECT_EQ(c.at("message"),

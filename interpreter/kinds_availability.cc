@@ -26,6 +26,10 @@ std::optional<Dependency> scaleTarget(const json::object& hpa) {
                     u::stringAt(hpa, {"metadata", "namespace"}), u::stringAt(*ref, {"name"}),
                     false};
   if (target.kind.empty() || target.name.empty()) return std::nullopt;
+  // (apiVersion is optional in a scaleTargetRef: the kinds an HPA scales are apps/v1's.)
+  if (target.apiVersion.empty() &&
+      (target.kind == "Deployment" || target.kind == "StatefulSet" || target.kind == "ReplicaSet"))
+    target.apiVersion = "apps/v1";
   return target;
 }
 

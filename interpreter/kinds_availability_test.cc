@@ -21,6 +21,10 @@ TEST(HorizontalPodAutoscalerEntry, FollowsItsScaleTargetAndOwnsItsReplicas) {
   EXPECT_TRUE(hpa().scalesWhatItFollows());
   EXPECT_EQ(hpa().follows(h), (Dependency{"apps/v1", "Deployment", "shop", "web", false}));
   EXPECT_EQ(hpa().follows(parseObject(R"({"spec":{}})")), std::nullopt);
+  // scaleTargetRef.apiVersion is optional.
+  EXPECT_EQ(hpa().follows(parseObject(R"({"metadata":{"name":"h","namespace":"shop"},
+      "spec":{"scaleTargetRef":{"kind":"StatefulSet","name":"db"}}})")),
+            (Dependency{"apps/v1", "StatefulSet", "shop", "db", false}));
   // Both versions of the group are the same entry.
   EXPECT_TRUE(Registry::builtIn().of("autoscaling/v1", "HorizontalPodAutoscaler").scalesWhatItFollows());
 }

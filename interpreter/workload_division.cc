@@ -63,19 +63,25 @@ std::optional<int32_t> statefulSetReplicas(const json::object& sts) {
 std::string reviseStatefulSet(json::object& sts, const Share& share) {
   auto& spec = u::ensureObject(sts, {"spec"});
   spec["replicas"] = share.replicas;
-  if (!share.divided) return {};
   const int64_t templateStart = u::intAt(sts, {"spec", "ordinals", "start"}).value_or(0);
+  const bool served = servesStartOrdinal(share.kubernetesVersion);
+  // A member that does not serve the field would drop it from what it stores, and the copy would
+  // never match what is sent: it is not sent there.
+  if (!served) spec.erase("ordinals");
+  if (!share.divided) return {};
   const int64_t start = ordinalStart(share, templateStart);
-  if (start == templateStart) return {};  // the first cluster: the template's own numbering
-  const std::string name = u::stringAt(sts, {"metadata", "name"});
-  if (!servesStartOrdinal(share.kubernetesVersion))
+  if (!served) {
+    if (start == 0) return {};  // (numbered from 0 anyway)
+    const std::string name = u::stringAt(sts, {"metadata", "name"});
     return share.cluster + " runs Kubernetes " + share.kubernetesVersion +
            ", which does not serve a StatefulSet's spec.ordinals (1.27 and later do): its pods "
-           "are numbered from " +
-           std::to_string(templateStart) + " (" +
-           podNames(name, templateStart, share.replicas) + "), not " +
-           podNames(name, start, share.replicas) +
+           "are numbered from 0 (" +
+           podNames(name, 0, share.replicas) + "), not " + podNames(name, start, share.replicas) +
            ", so pod names and their volume claims repeat those of other clusters";
+  }
+  // Always written, the first cluster's too: a start left from an earlier division (this
+  // cluster second then, first now) would otherwise stay on the member, and its pods' names
+  // would collide with the next cluster's.
   u::ensureObject(spec, {"ordinals"})["start"] = start;
   return {};
 }
@@ -132,7 +138,12 @@ std::optional<int32_t> jobReplicas(const json::object& job) {
 std::string reviseJob(json::object& job, const Share& share) {
   auto& spec = u::ensureObject(job, {"spec"});
   int64_t parallelism = share.replicas;
-  if (const auto completions = u::intAt(job, {"spec", "completions"})) {
+  int64_t weights = 0;
+  for (const auto& c : share.placement) weights += std::max<int64_t>(c.replicas, 0);
+  // Duplicated, every cluster runs the whole Job; with no parallelism anywhere (0: nothing runs),
+  // the completions are not divided (0 completions would complete the Job without running it).
+  if (const auto completions = u::intAt(job, {"spec", "completions"});
+      completions && share.divided && weights > 0) {
     const int64_t part = divideInProportion(*completions, share.placement)[share.cluster];
     spec["completions"] = part;
     parallelism = std::min(parallelism, part);

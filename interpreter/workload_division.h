@@ -6,9 +6,10 @@
 // - A StatefulSet's share is its spec.replicas. Divided, the clusters number their pods one after
 //   the other in cluster-name order, so that no two clusters run a pod of the same name: on a
 //   member that serves spec.ordinals (Kubernetes 1.27 and later) the cluster's copy starts at
-//   the replicas of the clusters before it. An older member cannot be told: its pods start at 0,
-//   and the division says so (the binding's message for that cluster and an Event).
-//   Duplicated, every cluster runs the whole set from the template's own start.
+//   the replicas of the clusters before it (always written, the first cluster's too). An older
+//   member is never sent the field: its pods start at 0, and the division says so (the binding's
+//   message for that cluster and an Event). Duplicated, every cluster runs the whole set from the
+//   template's own start.
 // - A Job's share is its parallelism; completions are divided in the proportion of the shares,
 //   largest remainders first and ties by cluster name, so the same placement always gives each
 //   cluster the same part. A work-queue Job (no completions) divides only its parallelism. An
@@ -52,8 +53,8 @@ std::string reviseJob(boost::json::object& job, const Share& share);
 // Server-set fields of a host Job that no member accepts: the selector and the pod template's
 // labels the host's API server generated from the host Job's uid (unless manualSelector).
 void pruneJob(boost::json::object& job);
-// A member Job's completions and, with manualSelector unset, its selector are immutable: the
-// live ones stay (a division that changes after a part was created does not reach it).
+// A member Job's completions are immutable: the live value stays (a division that changes after
+// a part was created does not reach it). (Its selector is never sent: pruneJob.)
 void retainJob(boost::json::object& desired, const boost::json::object& live);
 std::string jobDuplicatedWarning(const boost::json::object& job);
 

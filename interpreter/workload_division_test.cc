@@ -41,8 +41,10 @@ TEST(StatefulSetDivision, ClustersNumberTheirPodsOneAfterAnotherByName) {
   json::object first = sts, second = sts;
   EXPECT_EQ(reviseStatefulSet(first, shareOf("member1", placement)), "");
   EXPECT_EQ(reviseStatefulSet(second, shareOf("member2", placement)), "");
-  // member1: web-0..web-2, the template's own numbering; member2: web-3..web-4.
-  EXPECT_EQ(json::serialize(first), R"({"metadata":{"name":"web"},"spec":{"replicas":3}})");
+  // member1: web-0..web-2 (its start written, so a start left from an earlier division goes);
+  // member2: web-3..web-4.
+  EXPECT_EQ(json::serialize(first),
+            R"({"metadata":{"name":"web"},"spec":{"replicas":3,"ordinals":{"start":0}}})");
   EXPECT_EQ(second.at("spec").at("replicas"), 2);
   EXPECT_EQ(second.at("spec").at("ordinals").at("start"), 3);
   // The template's own start offsets every cluster.
@@ -60,9 +62,12 @@ TEST(StatefulSetDivision, AMemberWithoutOrdinalsIsToldNotSilent) {
   EXPECT_EQ(sts.at("spec").at("replicas"), 2);
   EXPECT_NE(note.find("member2 runs Kubernetes v1.26.3"), std::string::npos) << note;
   EXPECT_NE(note.find("(web-0..web-1), not web-3..web-4"), std::string::npos) << note;
-  // The first cluster starts at the template's start anyway: nothing to say.
-  json::object first = parseObject(R"({"metadata":{"name":"web"},"spec":{"replicas":5}})");
+  // The first cluster starts at 0 anyway: nothing to say. A template's own ordinals are not
+  // sent to such a member either (it would drop them, and the copy would never match).
+  json::object first = parseObject(
+      R"({"metadata":{"name":"web"},"spec":{"replicas":5,"ordinals":{"start":0}}})");
   EXPECT_EQ(reviseStatefulSet(first, shareOf("member1", placement, "v1.26.3")), "");
+  EXPECT_FALSE(first.at("spec").as_object().contains("ordinals"));
 }
 
 TEST(StatefulSetDivision, DuplicatedEveryClusterRunsTheWholeSet) {
@@ -113,6 +118,15 @@ TEST(JobDivision, ParallelismIsTheShareAndCompletionsFollowIt) {
   reviseJob(small, shareOf("member2", {{"member1", 3}, {"member2", 1}}));
   EXPECT_EQ(small.at("spec").at("completions"), 1);
   EXPECT_EQ(small.at("spec").at("parallelism"), 1);
+  // Duplicated: every cluster runs the whole Job.
+  json::object whole = job;
+  reviseJob(whole, shareOf("member2", {{"member1", 4}, {"member2", 4}}, "v1.32.0", false));
+  EXPECT_EQ(json::serialize(whole), R"({"spec":{"completions":10,"parallelism":4}})");
+  // No parallelism anywhere: nothing runs, and the completions are not divided to 0 (which would
+  // complete the Job without running it).
+  json::object idle = job;
+  reviseJob(idle, shareOf("member1", {{"member1", 0}, {"member2", 0}}));
+  EXPECT_EQ(json::serialize(idle), R"({"spec":{"completions":10,"parallelism":0}})");
   // A work queue divides only its parallelism.
   json::object queue = parseObject(R"({"spec":{"parallelism":6}})");
   reviseJob(queue, shareOf("member1", {{"member1", 4}, {"member2", 2}}));

@@ -62,8 +62,13 @@ LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerS
   if (!leader.follow) return gate;
   std::vector<std::string> missing, pending;
   for (const auto& need : leader.needs) {
-    if (optOut.count(identity(need))) continue;  // placed by its own policy, if at all
     const auto it = followers.find(identity(need));
+    // An HPA whose copy is on a cluster owns the leader's replicas there (placed by following or
+    // by a policy of its own).
+    if (it != followers.end() &&
+        interpreter::Registry::builtIn().of(need.apiVersion, need.kind).scalesWhatItFollows())
+      gate.autoscaledOn.insert(it->second.heldOn.begin(), it->second.heldOn.end());
+    if (optOut.count(identity(need))) continue;  // placed by its own policy, if at all
     const bool onHost = it != followers.end() && it->second.onHost;
     if (!onHost) {
       // An optional reference the pods start without; a required one the workload still
@@ -76,9 +81,6 @@ LeaderGate gateLeader(const Leader& leader, const std::map<Dependency, FollowerS
       }
       continue;
     }
-    // An HPA applied on a cluster owns the leader's replicas there.
-    if (interpreter::Registry::builtIn().of(need.apiVersion, need.kind).scalesWhatItFollows())
-      gate.autoscaledOn.insert(it->second.appliedOn.begin(), it->second.appliedOn.end());
     bool applied = true;
     for (const auto& cluster : leader.clusters) {
       if (it->second.appliedOn.count(cluster)) continue;

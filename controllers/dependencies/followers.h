@@ -53,6 +53,9 @@ std::vector<FollowerPlacement> planFollowers(const std::vector<Leader>& leaders,
 struct FollowerState {
   bool onHost = false;              // the object exists on the host
   std::set<std::string> appliedOn;  // clusters whose copy is applied (and, a CRD, established)
+  // Clusters where a copy of it is (applied, or there and its last update failed): where an HPA
+  // scales the leader whatever its last update did.
+  std::set<std::string> heldOn;
 };
 
 // Whether a leader may go to each of its target clusters, and its DependenciesReady condition.
@@ -68,9 +71,10 @@ struct LeaderGate {
   std::string status = "True";
   std::string reason;
   std::string message;  // names the first followers concerned
-  // Clusters where a follower that scales the leader (an HPA: interpreter::Interpreter::
-  // scalesWhatItFollows) is applied: there the leader's replicas are the member's, kept by the
-  // sync (docs/design.md §13).
+  // Clusters where a copy of a follower that scales the leader is (an HPA: interpreter::
+  // Interpreter::scalesWhatItFollows; opted out of following or not): there the leader's replicas
+  // are the member's, kept by the sync (docs/design.md §13). While the gate is Unknown (caches
+  // syncing after a restart), every cluster the leader is on.
   std::set<std::string> autoscaledOn;
 };
 

@@ -138,8 +138,12 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(GateLeaderAutoscaled, WhereTheLeadersHpaIsAppliedItsReplicasAreTheMembers) {
   const Dependency hpa{"autoscaling/v2", "HorizontalPodAutoscaler", "shop", "web", false};
   const auto web = leader("shop/web", {"c1", "c2"}, {"c1", "c2"}, {cm("env"), hpa});
-  const auto gate = gateLeader(web, {{cm("env"), {true, {"c1", "c2"}}}, {hpa, {true, {"c1"}}}});
-  EXPECT_EQ(gate.autoscaledOn, std::set<std::string>{"c1"}) << "not yet applied on c2";
+  const auto gate =
+      gateLeader(web, {{cm("env"), {true, {"c1", "c2"}, {"c1", "c2"}}}, {hpa, {true, {}, {"c1"}}}});
+  EXPECT_EQ(gate.autoscaledOn, std::set<std::string>{"c1"}) << "no copy on c2 yet";
+  // An HPA placed by a policy of its own (opted out of following) owns the replicas all the same.
+  const auto own = gateLeader(web, {{hpa, {true, {"c2"}, {"c2"}}}}, {hpa});
+  EXPECT_EQ(own.autoscaledOn, std::set<std::string>{"c2"});
   // A ConfigMap scales nothing.
   EXPECT_TRUE(gateLeader(web, {{cm("env"), {true, {"c1", "c2"}}}}).autoscaledOn.empty());
 }

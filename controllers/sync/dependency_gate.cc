@@ -33,6 +33,21 @@ std::set<std::string> appliedOn(const json::object& binding) {
   return out;
 }
 
+// Where a copy of a follower is: applied, or there with its last update failed (a Conflict is
+// not a copy of ours).
+std::set<std::string> heldOn(const json::object& binding) {
+  std::set<std::string> out;
+  if (const json::array* items = u::findArray(binding, {"status", "aggregatedStatus"})) {
+    for (const auto& item : *items) {
+      if (!item.is_object()) continue;
+      const std::string state = u::stringAt(item.as_object(), {"propagation"});
+      if (state == propagation::kOK || state == propagation::kUpdateFailed)
+        out.insert(u::stringAt(item.as_object(), {"clusterName"}));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, const GateInputs& in) {
@@ -49,6 +64,8 @@ std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, cons
     if (leader && leader->follow)
       for (const auto& cluster : leader->clusters)
         if (!leader->presentOn.count(cluster)) unknown.blocked.insert(cluster);
+    // An HPA may scale it wherever it runs: its replicas there are left as they are until known.
+    if (leader) unknown.autoscaledOn = leader->presentOn;
     return unknown;
   }
   if (!leader || !leader->follow) return std::nullopt;
@@ -74,7 +91,10 @@ std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, cons
     const auto rb = need.ns.empty()
                         ? (in.clusterBindings ? in.clusterBindings->store().get(name) : nullptr)
                         : in.bindings->store().get(need.ns + "/" + name);
-    if (rb) state.appliedOn = appliedOn(*rb);
+    if (rb) {
+      state.appliedOn = appliedOn(*rb);
+      state.heldOn = heldOn(*rb);
+    }
     states.emplace(id, std::move(state));
   }
   const auto created = api::parseRfc3339(u::stringAt(binding, {"metadata", "creationTimestamp"}));

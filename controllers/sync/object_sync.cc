@@ -75,7 +75,7 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                                                const interpreter::Interpreter& interpreter,
                                                const std::string& key,
                                                const interpreter::Share& share, bool adoptAllowed,
-                                               bool autoscaled, Retry* retry,
+                                               bool autoscaled, bool finished, Retry* retry,
                                                std::optional<json::object>* liveOut) {
   const std::string& cluster = share.cluster;
   ClusterState out{cluster, propagation::kOK, "", {}, true};
@@ -147,6 +147,13 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   };
   if (!live) {
     if (auto problem = readLive()) return fail(problem->first, problem->second);
+  }
+  // A copy that finished its work there and is gone since (a Job's ttlSecondsAfterFinished, or
+  // deleted by hand) is not made again: that would run the work again.
+  if (!live && finished) {
+    out.health = {interpreter::Health::kHealthy, ""};
+    out.message = "its part finished here and its copy is gone since: not run again";
+    return out;
   }
   api::Result<json::object> desired = json::object{};
   MemberPlan plan;
@@ -398,6 +405,21 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     return kube::ReconcileResult{};  // the update brings it back
   }
   const bool adoptAllowed = rb->spec.conflictResolution == "Adopt";
+  // A kind whose copies finish (a Job): where its part finished (the binding recorded it
+  // Healthy), or everywhere once the host's object is final (Complete or Failed), a missing copy
+  // is not made again.
+  std::set<std::string> finishedOn;
+  bool hostFinished = false;
+  if (interpreter.finishes()) {
+    for (const auto& item : rb->status.aggregatedStatus)
+      if (item.health == "Healthy") finishedOn.insert(item.clusterName);
+    if (options_.sourceOf)
+      if (const auto source = options_.sourceOf(ObjectKey{apiVersion, kind, ns, name})) {
+        const auto health = interpreter.health(&*source).health;
+        hostFinished = health == interpreter::Health::kHealthy ||
+                       health == interpreter::Health::kUnhealthy;
+      }
+  }
   const bool divided = !rb->spec.placement.replicaScheduling ||
                        rb->spec.placement.replicaScheduling->type != "Duplicated";
   auto kubernetesVersion = [&](const std::string& cluster) {
@@ -463,9 +485,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
                                .divided = divided,
                                .placement = targets,
                                .kubernetesVersion = kubernetesVersion(action.cluster)};
-      states.push_back(syncObjectCluster(fo, interpreter, key, share, adoptAllowed,
-                                         gate && gate->autoscaledOn.count(action.cluster), &retry,
-                                         &live));
+      states.push_back(syncObjectCluster(
+          fo, interpreter, key, share, adoptAllowed,
+          gate && gate->autoscaledOn.count(action.cluster),
+          hostFinished || finishedOn.count(action.cluster) > 0, &retry, &live));
       lives.push_back(std::move(live));
       continue;
     }

@@ -267,6 +267,15 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
   if (live) {
     drift = difference(json::value(*live), json::value(*desired));
     if (drift.empty()) return out;
+    // About to write over it with the replicas the cache showed: the HPA may have scaled it
+    // since. Read them fresh.
+    if (autoscaled) {
+      if (auto fresh = await(member->executor(), client.get(resources::kDeployments, ns, name))) {
+        keepScaledReplicas(*desired, *fresh);
+        drift = difference(json::value(*fresh), json::value(*desired));
+        if (drift.empty()) return out;
+      }
+    }
     // Changing a Deployment that is already there: its namespace must still be one Flotilla may
     // use. Its marks alone do not say so: a member user who owns a namespace of the workload's
     // name could have made a Deployment marked as Flotilla's there (docs/security.md, H3).

@@ -100,7 +100,8 @@ class SyncController final : public kube::Reconciler {
   ClusterState syncObjectCluster(const api::FederatedObject& fo,
                                  const interpreter::Interpreter& interpreter,
                                  const std::string& key, const interpreter::Share& share,
-                                 bool adoptAllowed, bool autoscaled, Retry* retry,
+                                 bool adoptAllowed, bool autoscaled, bool finished,
+                                 Retry* retry,
                                  std::optional<boost::json::object>* liveOut);
   // Removes Flotilla's marks from `live`, a member copy of a kind kept on members (`why`) that
   // its binding no longer places there; nullopt when done (or it is gone), else the error.
