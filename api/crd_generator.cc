@@ -103,6 +103,31 @@ std::map<std::string, Hint> hints() {
   h[p + ".replicaScheduling.weights[].weight"].maximum = 1'000'000;
   h[p + ".replicaScheduling.weights[].minReplicas"].minimum = 0;
   h[p + ".replicaScheduling.weights[].maxReplicas"].minimum = 0;
+  // OverridePolicy / ClusterOverridePolicy (docs/design.md §14)
+  h["spec.rules"].required = true;
+  const std::string o = "spec.rules[].overriders";
+  enumOf(o + ".image[].component", values(enums::kImageComponent));
+  enumOf(o + ".image[].operator", values(enums::kOverrideOperator));
+  h[o + ".image[].component"].required = true;
+  h[o + ".image[].operator"].required = true;
+  for (const char* list : {".command[]", ".args[]"}) {
+    enumOf(o + list + ".operator", values(enums::kListOperator));
+    h[o + list + ".operator"].required = true;
+    h[o + list + ".containerName"].required = true;
+  }
+  enumOf(o + ".env[].operator", values(enums::kOverrideOperator));
+  h[o + ".env[].operator"].required = true;
+  h[o + ".env[].containerName"].required = true;
+  for (const char* list : {".labels[]", ".annotations[]"}) {
+    enumOf(o + list + ".operator", values(enums::kOverrideOperator));
+    h[o + list + ".operator"].required = true;
+  }
+  enumOf(o + ".jsonPatch[].op", values(enums::kOverridePatchOp));
+  h[o + ".jsonPatch[].op"].required = true;
+  h[o + ".jsonPatch[].path"].required = true;
+  const std::string t = "spec.rules[].targetCluster";
+  enumOf(t + ".fieldSelector.matchExpressions[].key", values(enums::kFieldSelectorKey));
+  enumOf(t + ".fieldSelector.matchExpressions[].operator", values(enums::kFieldSelectorOperator));
   h["spec.autoMigration.podUnschedulableFor"].defaultValue = "1m";
   h["spec.autoMigration.capacityTTL"].defaultValue = "5m";
   h["spec.failover.clusterNotReadyFor"].defaultValue = "60s";
@@ -355,6 +380,16 @@ std::vector<GeneratedCrd> generateCrds() {
                                                     false,
                                                     policyColumns},
                                                    used));
+  out.push_back(generate<OverridePolicy>(
+      {"OverridePolicy", "overridepolicies", "overridepolicy", {"op"}, true, json::array{ageColumn()}},
+      used));
+  out.push_back(generate<ClusterOverridePolicy>({"ClusterOverridePolicy",
+                                                 "clusteroverridepolicies",
+                                                 "clusteroverridepolicy",
+                                                 {"cop"},
+                                                 false,
+                                                 json::array{ageColumn()}},
+                                                used));
   out.push_back(generate<FederatedDeployment>(
       {"FederatedDeployment",
        "federateddeployments",

@@ -72,6 +72,9 @@ void setDefaults(SchedulingProfile& profile) {
   }
 }
 
+void setDefaults(OverridePolicy&) {}
+void setDefaults(ClusterOverridePolicy&) {}
+
 void setDefaults(SchedulerExtender& extender) {
   if (!extender.spec.weight) extender.spec.weight = 1;
   defaultString(extender.spec.httpTimeout, "5s");

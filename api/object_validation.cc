@@ -61,6 +61,8 @@ const std::vector<KindEntry>& registry() {
       {"flotilla.io/v1alpha1", "ClusterResourceBinding", checkKind<ClusterResourceBinding>},
       {"flotilla.io/v1alpha1", "SchedulingProfile", checkKind<SchedulingProfile>},
       {"flotilla.io/v1alpha1", "SchedulerExtender", checkKind<SchedulerExtender>},
+      {"flotilla.io/v1alpha1", "OverridePolicy", checkKind<OverridePolicy>},
+      {"flotilla.io/v1alpha1", "ClusterOverridePolicy", checkKind<ClusterOverridePolicy>},
       {"apps/v1", "Deployment", checkKind<Deployment>},
       {"v1", "Secret", [](const json::value& v) { return checkNameOnly(v, true); }},
       {"v1", "Namespace", [](const json::value& v) { return checkNameOnly(v, false); }},

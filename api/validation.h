@@ -8,12 +8,15 @@
 #include <string_view>
 
 #include "api/flotilla_types.h"
+#include "api/override_types.h"
 
 namespace flotilla::api {
 
 FieldErrors validate(const FederatedCluster& cluster);
 FieldErrors validate(const PropagationPolicy& policy);
 FieldErrors validate(const ClusterPropagationPolicy& policy);
+FieldErrors validate(const OverridePolicy& policy);
+FieldErrors validate(const ClusterOverridePolicy& policy);
 FieldErrors validate(const FederatedDeployment& workload);
 FieldErrors validate(const ResourceBinding& binding);
 FieldErrors validate(const FederatedObject& object);
@@ -44,6 +47,8 @@ void setDefaults(ClusterFederatedObject& object);
 void setDefaults(ClusterResourceBinding& binding);
 void setDefaults(SchedulingProfile& profile);
 void setDefaults(SchedulerExtender& extender);
+void setDefaults(OverridePolicy& policy);         // (nothing to default)
+void setDefaults(ClusterOverridePolicy& policy);  // (nothing to default)
 // `type`: replicaScheduling.type when the placement leaves it out (a binding: the selected kind's
 // default, interpreter::Interpreter::defaultScheduling); null leaves it out (a policy, which may
 // select kinds of different defaults).

@@ -45,7 +45,7 @@ TEST(WebhooksCommand, ServiceConfigurationsCoverEveryKindBothWays) {
   ASSERT_EQ(docs->size(), 2u);
   for (const auto& doc : *docs) {
     const auto& hooks = doc.value.at("webhooks").as_array();
-    EXPECT_EQ(hooks.size(), 10u);
+    EXPECT_EQ(hooks.size(), 12u);
     for (const auto& h : hooks) {
       EXPECT_EQ(h.at("sideEffects"), "None");
       EXPECT_EQ(h.at("failurePolicy"), "Fail");

@@ -317,6 +317,8 @@ const std::map<std::string, Handler>& handlers() {
       {"ClusterResourceBinding", admitKind<api::ClusterResourceBinding>},
       {"SchedulingProfile", admitKind<api::SchedulingProfile>},
       {"SchedulerExtender", admitKind<api::SchedulerExtender>},
+      {"OverridePolicy", admitKind<api::OverridePolicy>},
+      {"ClusterOverridePolicy", admitKind<api::ClusterOverridePolicy>},
   };
   return table;
 }

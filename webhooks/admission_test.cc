@@ -63,6 +63,8 @@ const std::map<std::string, std::string> kSamples = {
     {"FederatedObject", "federatedobject.yaml"},
     {"ClusterFederatedObject", "clusterfederatedobject.yaml"},
     {"ClusterResourceBinding", "clusterresourcebinding.yaml"},
+    {"OverridePolicy", "overridepolicy.yaml"},
+    {"ClusterOverridePolicy", "clusteroverridepolicy.yaml"},
 };
 
 TEST(Routes, KubebuilderPathsForEveryKind) {
