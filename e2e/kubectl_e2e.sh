@@ -41,7 +41,8 @@ expect_contains "CRDs Established" "$out" "federatedclusters.flotilla.io conditi
 out=$(k api-resources --api-group=flotilla.io)
 for pair in "resourcebindings rb" "federatedclusters fc" "federateddeployments fdeploy" \
             "propagationpolicies pp" "clusterpropagationpolicies cpp" "schedulingprofiles sp" \
-            "federatedobjects fo" "clusterfederatedobjects cfo" "clusterresourcebindings crb"; do
+            "federatedobjects fo" "clusterfederatedobjects cfo" "clusterresourcebindings crb" \
+            "overridepolicies op" "clusteroverridepolicies cop"; do
   set -- $pair
   grep -Eq "^$1 +$2 +flotilla.io/v1alpha1" <<<"$out" || e2e_fail "api-resources: no [$1 $2] in:"$'\n'"$out"
 done
