@@ -150,14 +150,16 @@ BOOST_DESCRIBE_STRUCT(DeploymentTemplate, (), (metadata, spec))
 BOOST_DESCRIBE_STRUCT(FederatedDeploymentSpec, (), (template_, overrides))
 BOOST_DESCRIBE_STRUCT(ClusterDeploymentStatus, (),
                       (name, replicas, readyReplicas, availableReplicas, updatedReplicas,
-                       unavailableReplicas, observedGeneration, propagation, message, conditions))
+                       unavailableReplicas, observedGeneration, propagation, message, conditions,
+                       appliedOverrides))
 BOOST_DESCRIBE_STRUCT(FederatedDeploymentStatus, (),
                       (clusters, replicas, readyReplicas, availableReplicas, updatedReplicas, ready,
                        clusterNames, conditions, observedGeneration))
 BOOST_DESCRIBE_STRUCT(FederatedDeployment, (), (apiVersion, kind, metadata, spec, status))
 
 BOOST_DESCRIBE_STRUCT(FederatedObjectSpec, (), (template_, overrides))
-BOOST_DESCRIBE_STRUCT(ClusterObjectStatus, (), (name, propagation, health, message))
+BOOST_DESCRIBE_STRUCT(ClusterObjectStatus, (),
+                      (name, propagation, health, message, appliedOverrides, skippedOverrides))
 BOOST_DESCRIBE_STRUCT(FederatedObjectStatus, (),
                       (clusters, healthy, clusterNames, progress, conditions,
                        observedGeneration))

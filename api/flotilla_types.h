@@ -221,6 +221,10 @@ struct ClusterDeploymentStatus {
   std::string propagation;  // OK | PendingCreate | CreationFailed | UpdateFailed | ...
   std::string message;
   std::vector<DeploymentCondition> conditions;
+  // The OverridePolicies and ClusterOverridePolicies whose rules changed the member Deployment
+  // ("cop/NAME", "op/NAMESPACE/NAME", in the order they applied), as its
+  // flotilla.io/applied-overrides annotation says.
+  std::vector<std::string> appliedOverrides;
 };
 
 struct FederatedDeploymentStatus {
@@ -259,6 +263,12 @@ struct ClusterObjectStatus {
   std::string propagation;  // OK | PendingCreate | ... | Conflict
   std::string health;       // Healthy | Progressing | Unhealthy | Unknown
   std::string message;
+  // The OverridePolicies and ClusterOverridePolicies whose rules changed the copy on this cluster
+  // ("cop/NAME", "op/NAMESPACE/NAME", in the order they applied).
+  std::vector<std::string> appliedOverrides;
+  // Overriders of those policies that do not apply to this object ("cop/registry rule 0: image:
+  // ConfigMap has no pod template").
+  std::vector<std::string> skippedOverrides;
 };
 
 struct FederatedObjectStatus {

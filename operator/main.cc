@@ -228,6 +228,8 @@ int main(int argc, char** argv) {
   auto clusters = factory.informerFor(res::kFederatedClusters);
   auto policies = factory.informerFor(res::kPropagationPolicies);
   auto clusterPolicies = factory.informerFor(res::kClusterPropagationPolicies);
+  auto overridePolicies = factory.informerFor(res::kOverridePolicies);
+  auto clusterOverridePolicies = factory.informerFor(res::kClusterOverridePolicies);
   auto federated = factory.informerFor(res::kFederatedDeployments);
   auto bindings = factory.informerFor(res::kResourceBindings);
   auto profiles = factory.informerFor(res::kSchedulingProfiles);
@@ -393,6 +395,8 @@ int main(int argc, char** argv) {
   syncOptions.failoverGrace = options.clusterFailoverGrace;
   syncOptions.hostId = hostId;
   syncOptions.followers = &followers;
+  ctl::override::CachedOverridePolicies overrides(*overridePolicies, *clusterOverridePolicies);
+  syncOptions.overrides = &overrides;
   syncOptions.sourceOf = [&sources](const ctl::ObjectKey& key) -> kube::ObjectPtr {
     auto informer = sources.get({key.apiVersion, key.kind}, key.ns);
     return informer ? informer->store().get(key.cacheKey()) : nullptr;
@@ -410,6 +414,7 @@ int main(int argc, char** argv) {
   sync.watch(syncLoop, *federated, *bindings, *clusters);
   sync.watchObjects(syncLoop, *federatedObjects);
   sync.watchClusterObjects(syncLoop, *clusterFederatedObjects, *clusterBindings, *clusters);
+  sync.watchOverrides(syncLoop, *overridePolicies, *clusterOverridePolicies);
 
   // Namespaces leave a member with the last object Flotilla put there (docs/design.md §12).
   ctl::sync::NamespaceController namespaces(*bindings, members);

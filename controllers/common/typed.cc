@@ -9,6 +9,11 @@ const kube::ResourceId kPropagationPolicies{"flotilla.io", "v1alpha1", "propagat
                                             "PropagationPolicy"};
 const kube::ResourceId kClusterPropagationPolicies{
     "flotilla.io", "v1alpha1", "clusterpropagationpolicies", false, "ClusterPropagationPolicy"};
+const kube::ResourceId kOverridePolicies{"flotilla.io", "v1alpha1", "overridepolicies", true,
+                                         "OverridePolicy"};
+const kube::ResourceId kClusterOverridePolicies{"flotilla.io", "v1alpha1",
+                                                "clusteroverridepolicies", false,
+                                                "ClusterOverridePolicy"};
 const kube::ResourceId kFederatedDeployments{"flotilla.io", "v1alpha1", "federateddeployments",
                                              true, "FederatedDeployment"};
 const kube::ResourceId kResourceBindings{"flotilla.io", "v1alpha1", "resourcebindings", true,

@@ -19,6 +19,8 @@ namespace resources {
 extern const kube::ResourceId kFederatedClusters;
 extern const kube::ResourceId kPropagationPolicies;
 extern const kube::ResourceId kClusterPropagationPolicies;
+extern const kube::ResourceId kOverridePolicies;
+extern const kube::ResourceId kClusterOverridePolicies;
 extern const kube::ResourceId kFederatedDeployments;
 extern const kube::ResourceId kResourceBindings;
 extern const kube::ResourceId kFederatedObjects;

@@ -259,4 +259,22 @@ OverrideResult applyRules(json::object& object, const std::vector<RuleRef>& rule
   return out;
 }
 
+std::string appliedList(const std::vector<std::string>& policies) {
+  std::string out;
+  for (const auto& p : policies) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+std::vector<std::string> parseAppliedList(const std::string& annotation) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < annotation.size()) {
+    size_t comma = annotation.find(',', start);
+    if (comma == std::string::npos) comma = annotation.size();
+    if (comma > start) out.push_back(annotation.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace flotilla::controllers::override

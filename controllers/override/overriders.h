@@ -18,6 +18,10 @@
 
 namespace flotilla::controllers::override {
 
+// On each member object: the policies whose rules changed it, "cop/NAME,op/NAMESPACE/NAME" in the
+// order they applied; absent when none did.
+inline constexpr const char* kAppliedOverridesAnnotation = "flotilla.io/applied-overrides";
+
 // A container image reference split as the registry reads it:
 // [registry/]repository[:tag][@digest]. The registry is the first path part when it has a '.' or
 // ':' or is "localhost"; otherwise there is none (the runtime's default applies).
@@ -49,5 +53,9 @@ struct OverrideResult {
 
 // `object` with the rules applied in order; its pod spec is where its kind's interpreter says.
 OverrideResult applyRules(boost::json::object& object, const std::vector<RuleRef>& rules);
+
+// The policies of `result`, as kAppliedOverridesAnnotation holds them; and back.
+std::string appliedList(const std::vector<std::string>& policies);
+std::vector<std::string> parseAppliedList(const std::string& annotation);
 
 }  // namespace flotilla::controllers::override

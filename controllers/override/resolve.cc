@@ -25,8 +25,6 @@ bool clusterSelected(const api::ClusterAffinity& affinity, const api::FederatedC
   return scheduler::affinitySelects(affinity, cluster, labels ? &*labels : nullptr);
 }
 
-namespace {
-
 bool selects(const api::OverridePolicySpec& spec, const policy::Workload& object,
              const std::string& policyNamespace) {
   return std::any_of(spec.resourceSelectors.begin(), spec.resourceSelectors.end(),
@@ -35,20 +33,24 @@ bool selects(const api::OverridePolicySpec& spec, const policy::Workload& object
                      });
 }
 
+namespace {
+
 template <class Policy>
-std::vector<const Policy*> byName(const std::vector<Policy>& policies) {
-  std::vector<const Policy*> out;
-  for (const auto& p : policies) out.push_back(&p);
+void keepSelecting(const std::vector<std::shared_ptr<const Policy>>& from,
+                   const policy::Workload& object, bool namespaced,
+                   std::vector<std::shared_ptr<const Policy>>& out) {
+  for (const auto& p : from) {
+    if (!p || p->metadata.deletionTimestamp) continue;
+    if (namespaced && p->metadata.namespace_ != object.ns) continue;
+    if (selects(p->spec, object, namespaced ? p->metadata.namespace_ : "")) out.push_back(p);
+  }
   std::sort(out.begin(), out.end(),
-            [](const Policy* a, const Policy* b) { return a->metadata.name < b->metadata.name; });
-  return out;
+            [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; });
 }
 
 template <class Policy>
-void addRules(const Policy& policy, const policy::Workload& object,
-              const api::FederatedCluster& cluster, const std::string& policyNamespace,
+void addRules(const Policy& policy, const api::FederatedCluster& cluster,
               std::vector<RuleRef>& out) {
-  if (policy.metadata.deletionTimestamp || !selects(policy.spec, object, policyNamespace)) return;
   for (size_t i = 0; i < policy.spec.rules.size(); ++i) {
     const auto& rule = policy.spec.rules[i];
     if (rule.targetCluster && !clusterSelected(*rule.targetCluster, cluster)) continue;
@@ -56,17 +58,36 @@ void addRules(const Policy& policy, const policy::Workload& object,
   }
 }
 
+// A policy the caller owns, shared without ownership.
+template <class Policy>
+std::shared_ptr<const Policy> borrowed(const Policy& p) {
+  return std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), &p);
+}
+
 }  // namespace
+
+PolicySet selecting(const PolicySet& set, const policy::Workload& object) {
+  PolicySet out;
+  keepSelecting(set.clusterPolicies, object, false, out.clusterPolicies);
+  // (A cluster-scoped object has no OverridePolicies: they are namespaced.)
+  if (!object.ns.empty()) keepSelecting(set.policies, object, true, out.policies);
+  return out;
+}
+
+std::vector<RuleRef> rulesFor(const PolicySet& selected, const api::FederatedCluster& cluster) {
+  std::vector<RuleRef> out;
+  for (const auto& p : selected.clusterPolicies) addRules(*p, cluster, out);
+  for (const auto& p : selected.policies) addRules(*p, cluster, out);
+  return out;
+}
 
 std::vector<RuleRef> rulesFor(const policy::Workload& object, const api::FederatedCluster& cluster,
                               const std::vector<api::ClusterOverridePolicy>& clusterPolicies,
                               const std::vector<api::OverridePolicy>& policies) {
-  std::vector<RuleRef> out;
-  for (const auto* p : byName(clusterPolicies)) addRules(*p, object, cluster, "", out);
-  for (const auto* p : byName(policies))
-    if (p->metadata.namespace_ == object.ns)
-      addRules(*p, object, cluster, p->metadata.namespace_, out);
-  return out;
+  PolicySet set;
+  for (const auto& p : clusterPolicies) set.clusterPolicies.push_back(borrowed(p));
+  for (const auto& p : policies) set.policies.push_back(borrowed(p));
+  return rulesFor(selecting(set, object), cluster);
 }
 
 }  // namespace flotilla::controllers::override

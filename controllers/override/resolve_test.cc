@@ -121,5 +121,96 @@ TEST(RulesFor, APolicyBeingDeletedNoLongerApplies) {
     EXPECT_NE(r.policy, "op/shop/tag");
 }
 
+// The precedence of docs/design.md §14 as one table: a ClusterOverridePolicy applies first and
+// the namespace's OverridePolicy after it, so on a conflict the later operation decides;
+// addIfAbsent never replaces a value (whoever set it), overwrite always does, delete of a key
+// that is not there is nothing; inside a rule the labels come before the jsonPatch.
+TEST(Precedence, ClusterPolicyThenNamespacedPolicyOperatorsDecideConflicts) {
+  struct Case {
+    const char* name;
+    const char* templateLabels;  // the object's labels before any policy, as JSON
+    const char* cop;             // the ClusterOverridePolicy's overriders
+    const char* op;              // the OverridePolicy's overriders
+    const char* wantLabels;      // the labels after both, as JSON
+  };
+  const Case cases[] = {
+      {"the namespaced overwrite wins", R"({})",
+       "{labels: [{operator: overwrite, value: {tier: from-cop}}]}",
+       "{labels: [{operator: overwrite, value: {tier: from-op}}]}", R"({"tier":"from-op"})"},
+      {"addIfAbsent after overwrite keeps the cluster policy's value", R"({})",
+       "{labels: [{operator: overwrite, value: {tier: from-cop}}]}",
+       "{labels: [{operator: addIfAbsent, value: {tier: from-op}}]}", R"({"tier":"from-cop"})"},
+      {"addIfAbsent keeps the template's value", R"({"tier":"template"})",
+       "{labels: [{operator: addIfAbsent, value: {tier: from-cop}}]}",
+       "{labels: [{operator: addIfAbsent, value: {tier: from-op}}]}", R"({"tier":"template"})"},
+      {"addIfAbsent fills what the cluster policy deleted", R"({"tier":"template"})",
+       "{labels: [{operator: delete, value: {tier: ''}}]}",
+       "{labels: [{operator: addIfAbsent, value: {tier: from-op}}]}", R"({"tier":"from-op"})"},
+      {"the namespaced delete removes what the cluster policy set", R"({})",
+       "{labels: [{operator: overwrite, value: {tier: from-cop, keep: 'yes'}}]}",
+       "{labels: [{operator: delete, value: {tier: ''}}]}", R"({"keep":"yes"})"},
+      {"delete of a missing key changes nothing", R"({"app":"web"})",
+       "{labels: [{operator: delete, value: {nothere: ''}}]}",
+       "{labels: [{operator: delete, value: {alsonot: ''}}]}", R"({"app":"web"})"},
+      {"a jsonPatch comes after the labels of its own rule", R"({})",
+       "{labels: [{operator: overwrite, value: {tier: from-cop}}], "
+       "jsonPatch: [{op: replace, path: /metadata/labels/tier, value: patched}]}",
+       "{}", R"({"tier":"patched"})"},
+      {"a cluster policy's jsonPatch is overridden by the namespaced labels", R"({})",
+       "{jsonPatch: [{op: add, path: /metadata/labels, value: {tier: patched}}]}",
+       "{labels: [{operator: overwrite, value: {tier: from-op}}]}", R"({"tier":"from-op"})"},
+  };
+  for (const auto& c : cases) {
+    std::vector<api::ClusterOverridePolicy> cops{api::testing::fromYaml<api::ClusterOverridePolicy>(
+        std::string("metadata: {name: z-cluster}\nspec:\n  resourceSelectors: [{apiVersion: "
+                    "apps/v1, kind: Deployment}]\n  rules: [{overriders: ") +
+        c.cop + "}]\n")};
+    std::vector<api::OverridePolicy> ops{api::testing::fromYaml<api::OverridePolicy>(
+        std::string("metadata: {name: a-namespaced, namespace: shop}\nspec:\n  "
+                    "resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  rules: "
+                    "[{overriders: ") +
+        c.op + "}]\n")};
+    json::object d = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+      "metadata":{"name":"web"},"spec":{"template":{"spec":{
+        "containers":[{"name":"web","image":"nginx:1.27"}]}}}})").as_object();
+    json::value labels = json::parse(c.templateLabels);
+    if (!labels.as_object().empty()) d["metadata"].as_object()["labels"] = labels;
+    const auto rules = rulesFor(web(), kEast1, cops, ops);
+    // (Names do not reorder the kinds: the cluster policy "z-cluster" still comes first.)
+    ASSERT_EQ(rules.size(), 2u) << c.name;
+    EXPECT_EQ(rules[0].policy, "cop/z-cluster") << c.name;
+    const auto result = applyRules(d, rules);
+    ASSERT_FALSE(result.error) << c.name << ": " << *result.error;
+    const auto* got = d.at("metadata").as_object().if_contains("labels");
+    EXPECT_EQ(got ? json::serialize(*got) : std::string("{}"), c.wantLabels) << c.name;
+  }
+}
+
+TEST(Selecting, OnlyLivePoliciesOfTheObjectsNamespaceAndNoneForAClusterScopedObject) {
+  PolicySet set;
+  for (const auto& p : kClusterPolicies)
+    set.clusterPolicies.push_back(std::make_shared<const api::ClusterOverridePolicy>(p));
+  for (const auto& p : kPolicies)
+    set.policies.push_back(std::make_shared<const api::OverridePolicy>(p));
+  const auto chosen = selecting(set, web());
+  std::vector<std::string> names;
+  for (const auto& p : chosen.clusterPolicies) names.push_back(policyId(*p));
+  for (const auto& p : chosen.policies) names.push_back(policyId(*p));
+  EXPECT_EQ(names, (std::vector<std::string>{"cop/a-first-by-name", "cop/registry", "op/shop/tag"}));
+  // A Namespace (cluster-scoped): ClusterOverridePolicies only.
+  PolicySet all;
+  all.clusterPolicies.push_back(std::make_shared<const api::ClusterOverridePolicy>(
+      api::testing::fromYaml<api::ClusterOverridePolicy>(R"(
+metadata: {name: namespaces}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: Namespace}]
+  rules: [{overriders: {labels: [{operator: overwrite, value: {x: "1"}}]}}]
+)")));
+  all.policies = set.policies;
+  const auto forNamespace = selecting(all, {"v1", "Namespace", "", "shop", {}});
+  EXPECT_EQ(forNamespace.clusterPolicies.size(), 1u);
+  EXPECT_TRUE(forNamespace.policies.empty());
+}
+
 }  // namespace
 }  // namespace flotilla::controllers::override

@@ -5,6 +5,7 @@
 
 #include "api/conditions.h"
 #include "controllers/common/managed.h"
+#include "controllers/override/overriders.h"
 
 namespace flotilla::controllers::status {
 
@@ -84,6 +85,11 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
       cs.unavailableReplicas = s.unavailableReplicas;
       cs.observedGeneration = s.observedGeneration;
       cs.conditions = s.conditions;
+      // What OverridePolicies changed there, as the sync recorded it on the member Deployment.
+      const auto& annotations = member->second.metadata.annotations;
+      if (auto a = annotations.find(override::kAppliedOverridesAnnotation);
+          a != annotations.end())
+        cs.appliedOverrides = override::parseAppliedList(a->second);
     }
     const auto sync = synced.find(cluster);
     if (sync != synced.end() && !sync->second.propagation.empty()) {

@@ -99,10 +99,25 @@ void markMemberObject(json::object& object, const std::string& bindingKey,
   objectAt(objectAt(object, "metadata"), "annotations")[kAppliedHashAnnotation] = hash;
 }
 
+void setAppliedOverrides(json::object& object, const std::vector<std::string>& policies) {
+  auto& meta = objectAt(object, "metadata");
+  if (policies.empty()) {
+    if (auto* a = meta.if_contains("annotations"); a && a->is_object()) {
+      a->as_object().erase(override::kAppliedOverridesAnnotation);
+      if (a->as_object().empty()) meta.erase("annotations");
+    }
+    return;
+  }
+  objectAt(meta, "annotations")[override::kAppliedOverridesAnnotation] =
+      override::appliedList(policies);
+}
+
 api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment& fd,
                                                   const std::string& bindingKey,
                                                   const std::string& cluster, int32_t replicas,
-                                                  const std::string& hostId) {
+                                                  const std::string& hostId,
+                                                  const std::vector<override::RuleRef>& rules,
+                                                  override::OverrideResult* overrides) {
   // The template as JSON, through the whole FederatedDeployment (its codec is instantiated).
   auto whole = api::encode(fd);
   json::object tmpl;
@@ -127,6 +142,9 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
   spec["replicas"] = replicas;
   out["spec"] = std::move(spec);
 
+  override::OverrideResult byPolicies;
+  if (!rules.empty()) byPolicies = override::applyRules(out, rules);
+  if (byPolicies.error) return api::Error{api::reason::kInvalid, 422, *byPolicies.error, {}};
   auto overridden = applyOverrides(std::move(out), fd.spec.overrides, cluster);
   if (!overridden) return overridden.error();
   json::object result = std::move(*overridden);
@@ -143,6 +161,8 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
       objectAt(objectAt(objectAt(objectAt(result, "spec"), "template"), "metadata"), "labels");
   podLabels[kManagedByLabel] = kManagedByValue;
   podLabels[kBindingLabel] = bindingHash(bindingKey);
+  setAppliedOverrides(result, byPolicies.applied);
+  if (overrides) *overrides = std::move(byPolicies);
   auto gen = fd.metadata.annotations.find(kSourceGenerationAnnotation);
   markMemberObject(result, bindingKey, cluster, hostId,
                    gen == fd.metadata.annotations.end() ? "" : gen->second);

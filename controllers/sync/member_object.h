@@ -7,6 +7,7 @@
 
 #include "api/flotilla_types.h"
 #include "api/result.h"
+#include "controllers/override/overriders.h"
 
 namespace flotilla::controllers::sync {
 
@@ -17,17 +18,23 @@ inline constexpr const char* kFieldManager = "flotilla";
 inline constexpr const char* kAppliedHashAnnotation = "flotilla.io/applied-hash";
 
 // The member Deployment for `cluster`: the FederatedDeployment's template (labels, annotations,
-// spec verbatim) with `replicas`, that cluster's overrides (RFC 6902) applied in order, then
+// spec verbatim) with `replicas`, the OverridePolicy rules for that cluster (`rules`, in order:
+// docs/design.md §14; what they did in `overrides` when given), that cluster's own overrides
+// (RFC 6902) applied in order, then
 // Flotilla's marks (managed-by and binding labels, host and cluster labels on the Deployment
 // only — on the pod template they would restart every pod when they change —, binding and
 // source-generation annotations, applied hash), which no override can remove. A patch that cannot
 // be applied is an error naming the patch, its JSON pointer and the reason. `hostId` "" leaves
 // the host label out (tests of other marks).
-api::Result<boost::json::object> desiredMemberDeployment(const api::FederatedDeployment& fd,
-                                                         const std::string& bindingKey,
-                                                         const std::string& cluster,
-                                                         int32_t replicas,
-                                                         const std::string& hostId = "");
+api::Result<boost::json::object> desiredMemberDeployment(
+    const api::FederatedDeployment& fd, const std::string& bindingKey, const std::string& cluster,
+    int32_t replicas, const std::string& hostId = "",
+    const std::vector<override::RuleRef>& rules = {},
+    override::OverrideResult* overrides = nullptr);
+
+// Records `policies` (the OverridePolicies that changed `object`) in its
+// flotilla.io/applied-overrides annotation, or removes the annotation when there are none.
+void setAppliedOverrides(boost::json::object& object, const std::vector<std::string>& policies);
 
 // `object` with the RFC 6902 patches of `cluster`'s overrides applied in order; a patch that
 // cannot be applied is an error naming the patch, its JSON pointer and the reason.

@@ -20,7 +20,9 @@ api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
                                               const std::string& cluster,
                                               const interpreter::Share* share,
                                               const std::string& hostId, bool adopted,
-                                              std::string* note) {
+                                              std::string* note,
+                                              const std::vector<override::RuleRef>& rules,
+                                              override::OverrideResult* overrides) {
   json::object object = fo.spec.template_;
   // (An object of a kind with replicas may have none to divide: an Indexed Job.)
   if (share && interpreter.replicas(object)) {
@@ -31,6 +33,10 @@ api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
   const std::string kind = u::stringAt(object, {"kind"});
   const std::string name = u::stringAt(object, {"metadata", "name"});
   const std::string ns = u::stringAt(object, {"metadata", "namespace"});
+  override::OverrideResult byPolicies;
+  if (!rules.empty()) byPolicies = override::applyRules(object, rules);
+  if (byPolicies.error)
+    return api::Error{api::reason::kInvalid, 422, *byPolicies.error, {}};
   auto overridden = applyOverrides(std::move(object), fo.spec.overrides, cluster);
   if (!overridden) return overridden.error();
   json::object result = std::move(*overridden);
@@ -45,6 +51,8 @@ api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
     meta["namespace"] = ns;
   }
   if (adopted) u::ensureObject(meta, {"annotations"})[kAdoptedAnnotation] = "true";
+  setAppliedOverrides(result, byPolicies.applied);
+  if (overrides) *overrides = std::move(byPolicies);
   const auto generation = fo.metadata.annotations.find(kSourceGenerationAnnotation);
   markMemberObject(result, bindingKey, cluster, hostId,
                    generation == fo.metadata.annotations.end() ? "" : generation->second);
@@ -175,7 +183,8 @@ api::FederatedObjectStatus objectStatus(const api::FederatedObject& fo,
                                c.propagation != propagation::kOK ? c.message
                                : c.health.message.empty()         ? c.message
                                : c.message.empty()                ? c.health.message
-                                                   : c.health.message + "; " + c.message});
+                                                   : c.health.message + "; " + c.message,
+                               c.appliedOverrides, c.skippedOverrides});
     if (!c.target) {
       if (notApplied.empty()) notApplied = c.cluster + ": " + c.propagation + ": " + c.message;
       continue;

@@ -9,6 +9,7 @@
 
 #include "api/flotilla_types.h"
 #include "api/result.h"
+#include "controllers/override/overriders.h"
 #include "interpreter/interpreter.h"
 
 namespace flotilla::controllers::sync {
@@ -18,17 +19,21 @@ namespace flotilla::controllers::sync {
 inline constexpr const char* kAdoptedAnnotation = "flotilla.io/adopted";
 
 // The member object for `cluster`: the template, with the cluster's share of the replicas when the
-// object has replicas (`share`, null: the template's own), that cluster's overrides, then
-// Flotilla's marks (which no override removes) and, when `adopted`, the adopted annotation.
-// `note`, when given: what the division could not do on that cluster (Interpreter::
-// reviseReplicas), else empty.
+// object has replicas (`share`, null: the template's own), the OverridePolicy rules for that
+// cluster (`rules`, in order: docs/design.md §14), the object's own spec.overrides for it, then
+// Flotilla's marks (which no override removes: the applied-overrides annotation among them) and,
+// when `adopted`, the adopted annotation. `note`, when given: what the division could not do on
+// that cluster (Interpreter::reviseReplicas), else empty. `overrides`, when given: what the rules
+// did. A rule's jsonPatch that cannot apply is an error naming the policy, rule and path.
 api::Result<boost::json::object> desiredMemberObject(const api::FederatedObject& fo,
                                                      const interpreter::Interpreter& interpreter,
                                                      const std::string& bindingKey,
                                                      const std::string& cluster,
                                                      const interpreter::Share* share,
                                                      const std::string& hostId, bool adopted,
-                                                     std::string* note = nullptr);
+                                                     std::string* note = nullptr,
+                                                     const std::vector<override::RuleRef>& rules = {},
+                                                     override::OverrideResult* overrides = nullptr);
 
 enum class MemberStep {
   kNone,      // nothing to write (in sync, or nothing of ours there)
@@ -85,6 +90,9 @@ struct ClusterState {
   std::string message;
   interpreter::HealthReport health;
   bool target = true;  // false: a cluster the object is being removed from
+  // What the OverridePolicies did to the copy there (override::OverrideResult).
+  std::vector<std::string> appliedOverrides;
+  std::vector<std::string> skippedOverrides;
 };
 
 // The federated object's status: one entry per target (and per cluster a removal failed on),

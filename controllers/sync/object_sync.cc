@@ -75,7 +75,9 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                                                const interpreter::Interpreter& interpreter,
                                                const std::string& key,
                                                const interpreter::Share& share, bool adoptAllowed,
-                                               bool autoscaled, bool finished, Retry* retry,
+                                               bool autoscaled, bool finished,
+                                               const override::PolicySet& overrides,
+                                               Retry* retry,
                                                std::optional<json::object>* liveOut) {
   const std::string& cluster = share.cluster;
   ClusterState out{cluster, propagation::kOK, "", {}, true};
@@ -158,10 +160,14 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   api::Result<json::object> desired = json::object{};
   MemberPlan plan;
   std::string limited;  // what the division could not do here (a StatefulSet's ordinals)
+  const auto rules = overrideRules(overrides, cluster);
+  override::OverrideResult overridden;
   while (true) {
     desired = desiredMemberObject(fo, interpreter, key, cluster, &share, options_.hostId,
-                                  live && adopted(*live), &limited);
+                                  live && adopted(*live), &limited, rules, &overridden);
     if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
+    out.appliedOverrides = overridden.applied;
+    out.skippedOverrides = overridden.skipped;
     if (live && managedFor(*live, key, options_.hostId)) {
       interpreter.retain(*desired, *live);
       // An HPA on that member scales it: its replicas are the member's.
@@ -195,7 +201,8 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
       break;
   }
   if (plan.adopt) {
-    desired = desiredMemberObject(fo, interpreter, key, cluster, &share, options_.hostId, true);
+    desired = desiredMemberObject(fo, interpreter, key, cluster, &share, options_.hostId, true,
+                                  nullptr, rules);
     if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
   }
   if (!ns.empty()) {
@@ -459,6 +466,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       if (seen.insert(cluster).second) input.clusters.push_back(observe(cluster, false));
   }
   const SyncPlan plan = planSync(input);
+  const override::PolicySet overrides = overridesSelecting(*cached);
 
   Retry retry;
   std::vector<ClusterState> states;
@@ -488,7 +496,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       states.push_back(syncObjectCluster(
           fo, interpreter, key, share, adoptAllowed,
           gate && gate->autoscaledOn.count(action.cluster),
-          hostFinished || finishedOn.count(action.cluster) > 0, &retry, &live));
+          hostFinished || finishedOn.count(action.cluster) > 0, overrides, &retry, &live));
       lives.push_back(std::move(live));
       continue;
     }

@@ -193,9 +193,67 @@ std::string SyncController::readyProblem(const std::string& cluster) const {
   return "";
 }
 
+override::PolicySet SyncController::overridesSelecting(const json::object& federated) const {
+  if (!options_.overrides) return {};
+  const auto workload = override::federatedWorkload(federated);
+  return override::selecting(options_.overrides->forNamespace(workload.ns), workload);
+}
+
+std::vector<override::RuleRef> SyncController::overrideRules(const override::PolicySet& selected,
+                                                             const std::string& cluster) {
+  if (selected.empty()) return {};
+  const auto fc = informers_.clusters.store().get(cluster);
+  if (!fc) return {};  // (a cluster not registered is not synced to)
+  auto decoded = decodedClusters_.get(fc);
+  if (!decoded) return {};
+  return override::rulesFor(selected, **decoded);
+}
+
+void SyncController::watchOverrides(kube::Controller& controller,
+                                    kube::SharedInformer& overridePolicies,
+                                    kube::SharedInformer& clusterOverridePolicies) {
+  // What a policy reaches: FederatedDeployments and FederatedObjects (an OverridePolicy's in its
+  // namespace), and ClusterFederatedObjects (a ClusterOverridePolicy's only).
+  auto keysOf = [this](const api::OverridePolicySpec& spec, const std::string& ns) {
+    std::vector<std::string> keys =
+        override::selectedKeys(informers_.federatedDeployments, spec, ns);
+    for (const auto* informer :
+         {informers_.federatedObjects, ns.empty() ? informers_.clusterFederatedObjects : nullptr})
+      if (informer)
+        for (auto& k : override::selectedKeys(*informer, spec, ns)) keys.push_back(std::move(k));
+    return keys;
+  };
+  // A policy's rules are its spec (generation), and its deletion stops them.
+  const kube::Predicate changed{
+      nullptr,
+      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+        return kube::generationChanged().update(a, b) ||
+               (api::unstructured::find(*a, {"metadata", "deletionTimestamp"}) == nullptr) !=
+                   (api::unstructured::find(*b, {"metadata", "deletionTimestamp"}) == nullptr);
+      },
+      nullptr};
+  controller.watchBoth(
+      overridePolicies,
+      [keysOf](const kube::ObjectPtr& o) -> std::vector<std::string> {
+        auto p = fromObject<api::OverridePolicy>(o);
+        if (!p) return {};
+        return keysOf(p->spec, p->metadata.namespace_);
+      },
+      changed);
+  controller.watchBoth(
+      clusterOverridePolicies,
+      [keysOf](const kube::ObjectPtr& o) -> std::vector<std::string> {
+        auto p = fromObject<api::ClusterOverridePolicy>(o);
+        if (!p) return {};
+        return keysOf(p->spec, "");
+      },
+      changed);
+}
+
 ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
                                            const std::string& key, const std::string& cluster,
-                                           int32_t replicas, bool autoscaled, Retry* retry) {
+                                           int32_t replicas, bool autoscaled,
+                                           const override::PolicySet& overrides, Retry* retry) {
   ClusterOutcome out{cluster, propagation::kOK, "", true};
   auto fail = [&](const char* state, std::string message) {
     out.propagation = state;
@@ -213,8 +271,13 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
     retry->soon = true;
     return fail(kUndecided, "no connection to " + cluster + " yet");
   }
-  auto desired = desiredMemberDeployment(fd, key, cluster, replicas, options_.hostId);
+  override::OverrideResult overridden;
+  auto desired = desiredMemberDeployment(fd, key, cluster, replicas, options_.hostId,
+                                         overrideRules(overrides, cluster), &overridden);
   if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
+  // Overriders that do not apply here are said in the cluster's entry (docs/design.md §14).
+  for (const auto& skipped : overridden.skipped)
+    out.note += (out.note.empty() ? "override skipped: " : "; ") + skipped;
 
   const auto& ns = fd.metadata.namespace_;
   const auto& name = fd.metadata.name;
@@ -478,6 +541,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                                        informers_.clusterBindings, options_.sourceOf,
                                        options_.missingGrace, options_.wallClock()});
 
+  const override::PolicySet overrides = overridesSelecting(*fdObject);
   Retry retry;
   std::vector<ClusterOutcome> outcomes;
   for (const auto& action : plan.actions) {
@@ -493,12 +557,14 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
           break;
         }
         outcomes.push_back(syncCluster(*fd, key, action.cluster, action.replicas,
-                                       gate && gate->autoscaledOn.count(action.cluster), &retry));
+                                       gate && gate->autoscaledOn.count(action.cluster),
+                                       overrides, &retry));
         break;
       case SyncStep::kHold: {
         // Not a target any more, but its replicas are needed until the move completes.
         auto outcome = syncCluster(*fd, key, action.cluster, action.replicas,
-                                   gate && gate->autoscaledOn.count(action.cluster), &retry);
+                                   gate && gate->autoscaledOn.count(action.cluster), overrides,
+                                   &retry);
         outcome.target = false;
         if (outcome.propagation == propagation::kOK) {
           outcome.held = true;

@@ -10,9 +10,11 @@
 #include <mutex>
 
 #include "api/time.h"
+#include "controllers/common/decoded_cache.h"
 #include "controllers/common/member_registry.h"
 #include "controllers/common/object_key.h"
 #include "controllers/dependencies/follower_index.h"
+#include "controllers/override/policy_source.h"
 #include "controllers/sync/object_plan.h"
 #include "controllers/sync/sync_plan.h"
 #include "controllers/sync/sync_status.h"
@@ -61,6 +63,9 @@ struct SyncControllerOptions {
   // A new workload waits this long for a follower not on the host yet (a directory applied in
   // any order) before it propagates without it.
   std::chrono::nanoseconds missingGrace = std::chrono::seconds(10);
+  // The OverridePolicies and ClusterOverridePolicies whose rules change member objects
+  // (docs/design.md §14). Null: none.
+  const override::OverridePolicies* overrides = nullptr;
 };
 
 // The plan's retry (sync_plan.h) as the work queue takes it.
@@ -81,6 +86,10 @@ class SyncController final : public kube::Reconciler {
   void watchClusterObjects(kube::Controller& controller,
                            kube::SharedInformer& clusterFederatedObjects,
                            kube::SharedInformer& clusterBindings, kube::SharedInformer& clusters);
+  // An OverridePolicy or ClusterOverridePolicy created, edited or deleted: the federated objects
+  // it selects (before and after the change) are synced again, which applies or reverts it.
+  void watchOverrides(kube::Controller& controller, kube::SharedInformer& overridePolicies,
+                      kube::SharedInformer& clusterOverridePolicies);
 
  private:
   // What a failed cluster asks of the reconcile: `soon`, a retry after retryNotReady (the
@@ -101,8 +110,13 @@ class SyncController final : public kube::Reconciler {
                                  const interpreter::Interpreter& interpreter,
                                  const std::string& key, const interpreter::Share& share,
                                  bool adoptAllowed, bool autoscaled, bool finished,
-                                 Retry* retry,
+                                 const override::PolicySet& overrides, Retry* retry,
                                  std::optional<boost::json::object>* liveOut);
+  // The OverridePolicies that select the object of `federated` (a FederatedDeployment or
+  // FederatedObject as cached), and their rules for one cluster (none when it is not known).
+  override::PolicySet overridesSelecting(const boost::json::object& federated) const;
+  std::vector<override::RuleRef> overrideRules(const override::PolicySet& selected,
+                                               const std::string& cluster);
   // Removes Flotilla's marks from `live`, a member copy of a kind kept on members (`why`) that
   // its binding no longer places there; nullopt when done (or it is gone), else the error.
   std::optional<std::string> release(MemberConnection& member, const kube::ResourceId& resource,
@@ -110,7 +124,7 @@ class SyncController final : public kube::Reconciler {
                                      const std::string& cluster, const char* why);
   ClusterOutcome syncCluster(const api::FederatedDeployment& fd, const std::string& key,
                              const std::string& cluster, int32_t replicas, bool autoscaled,
-                             Retry* retry);
+                             const override::PolicySet& overrides, Retry* retry);
   api::Result<kube::ReconcileResult> cleanup(const api::FederatedDeployment& fd,
                                              const std::string& key);
   // What a member cleanup pass does on one reachable member: nullopt when nothing of the object
@@ -136,6 +150,7 @@ class SyncController final : public kube::Reconciler {
   MemberRegistry& members_;
   kube::EventRecorder& events_;
   SyncControllerOptions options_;
+  DecodedCache<api::FederatedCluster> decodedClusters_;  // for OverridePolicies' targetCluster
   // Member Deployments this process deleted whose deletion its caches may not have seen yet
   // ("cluster/ns/name" -> uid, when): client-go's expectations. A move must not count the replicas
   // of an object that is gone as available. Only an aid against cache lag: a restarted process
