@@ -109,6 +109,32 @@ Extra extraChecks(const api::ClusterPropagationPolicy& p, const ClusterView& c) 
   return policyWarnings(p, c);
 }
 
+// A selector naming a kind the host does not serve (a CRD not installed yet, a wrong apiVersion)
+// selects nothing, and the policy would change nothing without a word (Karmada #4650): admitted,
+// since the CRD may come later, with a warning kubectl prints.
+template <class Policy>
+Extra overrideWarnings(const Policy& policy, const ClusterView& cluster) {
+  Extra extra;
+  const auto& selectors = policy.spec.resourceSelectors;
+  for (size_t i = 0; i < selectors.size(); ++i) {
+    const auto& s = selectors[i];
+    if (s.apiVersion.empty() || s.kind.empty()) continue;  // (validation says so)
+    if (cluster.servesKind(s.apiVersion, s.kind) == false)
+      extra.warnings.push_back("spec.resourceSelectors[" + std::to_string(i) +
+                               "]: the host does not serve kind " + s.kind + " in " +
+                               s.apiVersion + "; this selector selects nothing until it does");
+  }
+  return extra;
+}
+template <>
+Extra extraChecks(const api::OverridePolicy& p, const ClusterView& c) {
+  return overrideWarnings(p, c);
+}
+template <>
+Extra extraChecks(const api::ClusterOverridePolicy& p, const ClusterView& c) {
+  return overrideWarnings(p, c);
+}
+
 // What the requesting user must be allowed to do themselves (docs/security.md, H1). A
 // FederatedCluster names a credentials Secret the operator will read and send to the cluster's
 // apiEndpoint, so its author must be able to read that Secret, as the API server asks of a Pod's
