@@ -20,6 +20,10 @@ int runPlan(const Args& args, std::istream& in, std::ostream& out, std::ostream&
 // `flotillactl schedule -f FILE... [-o table|json]`: the whole scheduler offline (docs/cli.md).
 int runSchedule(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 
+// `flotillactl explain overrides -f FILE... [--cluster NAME] [-o table|json]`: what override
+// policies do to one object on each cluster, offline (docs/cli.md).
+int runExplain(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+
 // `flotillactl crds [--out-dir DIR]`: writes (or prints) the generated CRDs.
 int runCrds(const Args& args, std::ostream& out, std::ostream& err);
 

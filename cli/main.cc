@@ -15,6 +15,8 @@ constexpr const char* kHelp =
     "  crds [--out-dir D] Print or write the flotilla.io CustomResourceDefinitions\n"
     "  plan -f FILE       Run the replica planner alone (JSON in, JSON out)\n"
     "  schedule -f FILE   Run the whole scheduler offline (placement, verdicts, scores)\n"
+    "  explain overrides -f FILE\n"
+    "                     Show what override policies do to an object on each cluster (offline)\n"
     "  webhooks           Print the operator's webhook configurations (--url for local runs)\n"
     "  join NAME          Register a member cluster (--cluster-kubeconfig FILE) with the host\n"
     "  unjoin NAME        Remove a member cluster's registration, on the host and the member\n"
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
   if (command == "member-manifest")
     return flotilla::cli::runMemberManifest(args, std::cout, std::cerr);
   if (command == "plan") return flotilla::cli::runPlan(args, std::cin, std::cout, std::cerr);
+  if (command == "explain") return flotilla::cli::runExplain(args, std::cin, std::cout, std::cerr);
   if (command == "schedule")
     return flotilla::cli::runSchedule(args, std::cin, std::cout, std::cerr);
   std::cerr << "flotillactl: unknown command \"" << command << "\"\n\n" << kHelp;

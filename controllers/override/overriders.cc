@@ -1,6 +1,7 @@
 #include "controllers/override/overriders.h"
 
 #include <algorithm>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include "api/patch.h"
@@ -256,6 +257,45 @@ OverrideResult applyRules(json::object& object, const std::vector<RuleRef>& rule
     }
     if (did) applied(ref.policy);
   }
+  return out;
+}
+
+std::vector<std::string> describeOperations(const api::Overriders& o) {
+  std::vector<std::string> out;
+  auto quoted = [](const std::string& v) { return json::serialize(json::value(v)); };
+  auto list = [&](const std::vector<std::string>& items) {
+    std::string s;
+    for (const auto& i : items) s += (s.empty() ? "" : ", ") + quoted(i);
+    return "[" + s + "]";
+  };
+  for (const auto& i : o.image) {
+    std::string names;
+    for (const auto& n : i.containerNames) names += (names.empty() ? "" : ", ") + n;
+    out.push_back("image " + i.component + " " + i.operator_ +
+                  (i.operator_ == "delete" ? "" : " " + quoted(i.value)) +
+                  (names.empty() ? " (every container)" : " (containers " + names + ")"));
+  }
+  for (const auto& [field, changes] :
+       {std::pair{"command", &o.command}, std::pair{"args", &o.args}})
+    for (const auto& c : *changes)
+      out.push_back(std::string(field) + " " + c.operator_ + " " + list(c.value) +
+                    " (container " + c.containerName + ")");
+  for (const auto& e : o.env) {
+    std::string vars;
+    for (const auto& v : e.value) vars += (vars.empty() ? "" : ", ") + json::serialize(v);
+    out.push_back("env " + e.operator_ + " [" + vars + "] (container " + e.containerName + ")");
+  }
+  for (const auto& [field, changes] :
+       {std::pair{"labels", &o.labels}, std::pair{"annotations", &o.annotations}})
+    for (const auto& c : *changes) {
+      std::string values;
+      for (const auto& [k, v] : c.value)
+        values += (values.empty() ? "" : ", ") + k + (c.operator_ == "delete" ? "" : ": " + quoted(v));
+      out.push_back(std::string(field) + " " + c.operator_ + " {" + values + "}");
+    }
+  for (const auto& p : o.jsonPatch)
+    out.push_back("jsonPatch " + p.op + " " + p.path +
+                  (p.op == "remove" ? "" : " " + json::serialize(p.value)));
   return out;
 }
 

@@ -54,6 +54,11 @@ struct OverrideResult {
 // `object` with the rules applied in order; its pod spec is where its kind's interpreter says.
 OverrideResult applyRules(boost::json::object& object, const std::vector<RuleRef>& rules);
 
+// The operations of one rule, in the order applyRules makes them, one line each:
+// "image Registry overwrite \"mirror.io\" (every container)", "labels overwrite {tier: web}",
+// "jsonPatch replace /spec/paused true" (flotillactl explain overrides).
+std::vector<std::string> describeOperations(const api::Overriders& overriders);
+
 // The policies of `result`, as kAppliedOverridesAnnotation holds them; and back.
 std::string appliedList(const std::vector<std::string>& policies);
 std::vector<std::string> parseAppliedList(const std::string& annotation);
