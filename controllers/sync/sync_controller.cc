@@ -366,7 +366,8 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
                 applied.error().message);
   }
   log::info(kName, key,
-            std::string(live ? "updated" : "created") + " the Deployment on " + cluster);
+            std::string(live ? "updated" : "created") + " the Deployment on " + cluster +
+                (drift.empty() ? "" : " (" + drift + " differed)"));
   return out;
 }
 
