@@ -6,10 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/use_future.hpp>
 #include <filesystem>
-#include <future>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -140,34 +137,16 @@ std::string preflight(kube::Manager& manager, const kube::RestConfig& config,
 }
 
 // Admission reads SchedulingProfiles from the operator's cache (synced in every replica).
-// Whether a kind is served is asked of the host's discovery (cached per group-version by the
-// client; a miss reads that group-version once more), on the host client's I/O thread, waited
-// for at most kDiscoveryWait: admission must answer within its own timeout.
 class InformerClusterView : public webhooks::ClusterView {
  public:
-  InformerClusterView(const kube::SharedInformer& profiles, kube::RestClient& host,
-                      boost::asio::any_io_executor hostExecutor)
-      : profiles_(profiles), host_(host), hostExecutor_(std::move(hostExecutor)) {}
+  explicit InformerClusterView(const kube::SharedInformer& profiles) : profiles_(profiles) {}
   std::optional<bool> schedulingProfileExists(const std::string& name) const override {
     if (!profiles_.hasSynced()) return std::nullopt;
     return profiles_.store().get(name) != nullptr;
   }
-  std::optional<bool> servesKind(const std::string& apiVersion,
-                                 const std::string& kind) const override {
-    auto answer = boost::asio::co_spawn(hostExecutor_, host_.resourceFor(apiVersion, kind),
-                                        boost::asio::use_future);
-    if (answer.wait_for(kDiscoveryWait) != std::future_status::ready) return std::nullopt;
-    const auto resource = answer.get();
-    if (resource) return true;
-    if (resource.error().code == 404) return false;
-    return std::nullopt;  // (discovery failed: cannot tell)
-  }
 
  private:
-  static constexpr std::chrono::seconds kDiscoveryWait{2};
   const kube::SharedInformer& profiles_;
-  kube::RestClient& host_;
-  boost::asio::any_io_executor hostExecutor_;
 };
 
 spdlog::level::level_enum levelOf(const std::string& name) {
@@ -507,7 +486,7 @@ int main(int argc, char** argv) {
   });
 
   // Admission is served from the start, in every replica: the API server may call any of them.
-  InformerClusterView clusterView(*profiles, manager->client(), manager->executor());
+  InformerClusterView clusterView(*profiles);
   // A FederatedCluster's author must be able to read the Secret it names (docs/security.md, H1).
   webhooks::RestAccessReviewer accessReviewer(manager->client(), manager->executor());
   std::unique_ptr<webhooks::WebhookServer> webhookServer;
@@ -519,7 +498,8 @@ int main(int argc, char** argv) {
     // The federate-object controller writes federated objects of kinds it may only read (what
     // the policies select); the template access reviews are for their other authors.
     wo.trustedUsers = {options.operatorUser()};
-    webhookServer = std::make_unique<webhooks::WebhookServer>(wo, clusterView, &accessReviewer);
+    webhookServer = std::make_unique<webhooks::WebhookServer>(wo, clusterView, &accessReviewer,
+                                                               &accessReviewer);
     if (auto started = webhookServer->start(); !started) {
       std::cerr << "flotilla-operator: " << started.error().message
                 << " (--enable-webhooks=false runs without admission webhooks)\n";
@@ -550,7 +530,8 @@ int main(int argc, char** argv) {
   sources.stopAll();
   for (auto* informer :
        {&clusters, &policies, &clusterPolicies, &federated, &bindings, &profiles, &extenders,
-        &deployments, &federatedObjects, &clusterFederatedObjects, &clusterBindings})
+        &deployments, &federatedObjects, &clusterFederatedObjects, &clusterBindings,
+        &overridePolicies, &clusterOverridePolicies})
     informer->reset();
   manager.reset();
   spdlog::info("flotilla-operator stopped (exit {})", code);

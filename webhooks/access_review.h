@@ -27,4 +27,14 @@ class AccessReviewer {
                                                             const AccessCheck& check) = 0;
 };
 
+// The host's discovery, for the kinds an object names (AdmissionResponse::servedQuestions).
+class KindDiscovery {
+ public:
+  virtual ~KindDiscovery() = default;
+  // Whether the host serves `kind` in `apiVersion`; an error when its discovery could not be
+  // asked. Runs on the webhook server's I/O thread.
+  virtual boost::asio::awaitable<api::Result<bool>> serves(const std::string& apiVersion,
+                                                           const std::string& kind) = 0;
+};
+
 }  // namespace flotilla::webhooks

@@ -70,6 +70,7 @@ bool isDeleting(const json::value& object) {
 struct Extra {
   api::FieldErrors errors;
   std::vector<std::string> warnings;
+  std::vector<ServedQuestion> served;
 };
 
 template <class T>
@@ -111,28 +112,31 @@ Extra extraChecks(const api::ClusterPropagationPolicy& p, const ClusterView& c) 
 
 // A selector naming a kind the host does not serve (a CRD not installed yet, a wrong apiVersion)
 // selects nothing, and the policy would change nothing without a word (Karmada #4650): admitted,
-// since the CRD may come later, with a warning kubectl prints.
+// since the CRD may come later, with a warning kubectl prints. The host's discovery is asked by
+// the webhook server after this decision (it is I/O), one question per distinct kind.
 template <class Policy>
-Extra overrideWarnings(const Policy& policy, const ClusterView& cluster) {
+Extra overrideQuestions(const Policy& policy) {
   Extra extra;
   const auto& selectors = policy.spec.resourceSelectors;
   for (size_t i = 0; i < selectors.size(); ++i) {
     const auto& s = selectors[i];
     if (s.apiVersion.empty() || s.kind.empty()) continue;  // (validation says so)
-    if (cluster.servesKind(s.apiVersion, s.kind) == false)
-      extra.warnings.push_back("spec.resourceSelectors[" + std::to_string(i) +
-                               "]: the host does not serve kind " + s.kind + " in " +
-                               s.apiVersion + "; this selector selects nothing until it does");
+    const bool asked = std::any_of(extra.served.begin(), extra.served.end(), [&](const auto& q) {
+      return q.apiVersion == s.apiVersion && q.kind == s.kind;
+    });
+    if (!asked)
+      extra.served.push_back(
+          {"spec.resourceSelectors[" + std::to_string(i) + "]", s.apiVersion, s.kind});
   }
   return extra;
 }
 template <>
-Extra extraChecks(const api::OverridePolicy& p, const ClusterView& c) {
-  return overrideWarnings(p, c);
+Extra extraChecks(const api::OverridePolicy& p, const ClusterView&) {
+  return overrideQuestions(p);
 }
 template <>
-Extra extraChecks(const api::ClusterOverridePolicy& p, const ClusterView& c) {
-  return overrideWarnings(p, c);
+Extra extraChecks(const api::ClusterOverridePolicy& p, const ClusterView&) {
+  return overrideQuestions(p);
 }
 
 // What the requesting user must be allowed to do themselves (docs/security.md, H1). A
@@ -316,6 +320,7 @@ AdmissionResponse admitKind(const Route& route, const AdmissionRequest& request,
   }
   if (!errors.empty()) return deny(request, route.kind, name, std::move(errors));
   allowed.warnings = std::move(extra.warnings);
+  allowed.servedQuestions = std::move(extra.served);
   std::optional<T> old;
   if (request.operation == "UPDATE" && request.oldObject.is_object()) {
     T decoded;

@@ -1,8 +1,8 @@
 // The operator's admission decisions for every flotilla.io kind (docs/design.md §6): validation
 // with every field error, defaulting as a JSONPatch of exactly the defaults of docs/design.md §3,
 // and the checks that read the cluster (a SchedulingProfile's plugins must build; a policy
-// naming a missing profile, and an override policy selecting a kind the host does not serve, are
-// admitted with a warning). Pure: requests in, responses out; the
+// naming a missing profile is admitted with a warning; an override policy's selectors are asked
+// of the host's discovery afterwards: AdmissionResponse::servedQuestions). Pure: requests in, responses out; the
 // cluster is read through ClusterView.
 #pragma once
 
@@ -21,14 +21,6 @@ class ClusterView {
   virtual ~ClusterView() = default;
   // nullopt when not known yet (caches not synced): no warning is given then.
   virtual std::optional<bool> schedulingProfileExists(const std::string& name) const = 0;
-  // Whether the host serves `kind` in `apiVersion` (its discovery); nullopt when it cannot be
-  // told now (or, offline, at all): no warning is given then.
-  virtual std::optional<bool> servesKind(const std::string& apiVersion,
-                                         const std::string& kind) const {
-    (void)apiVersion;
-    (void)kind;
-    return std::nullopt;
-  }
 };
 
 // One endpoint: kubebuilder's /validate-flotilla-io-v1alpha1-<kind> and

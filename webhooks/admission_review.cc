@@ -162,4 +162,9 @@ AdmissionResponse denied(std::string uid, api::Error error) {
   return out;
 }
 
+std::string servedWarning(const ServedQuestion& q) {
+  return q.field + ": the host does not serve kind " + q.kind + " in " + q.apiVersion +
+         "; this selector selects nothing until it does";
+}
+
 }  // namespace flotilla::webhooks

@@ -41,6 +41,18 @@ struct AccessCheck {
   bool operator==(const AccessCheck&) const = default;
 };
 
+// A kind an object names that the host may not serve (an override policy's selector): asked of
+// the host's discovery after the decision, as access checks are, and answered with a warning when
+// the host does not serve it (servedWarning). `field` is where the object names it.
+struct ServedQuestion {
+  std::string field;  // "spec.resourceSelectors[1]"
+  std::string apiVersion, kind;
+  bool operator==(const ServedQuestion&) const = default;
+};
+// "spec.resourceSelectors[1]: the host does not serve kind Gadget in example.com/v1; this
+// selector selects nothing until it does".
+std::string servedWarning(const ServedQuestion& question);
+
 struct AdmissionRequest {
   std::string uid;
   GroupVersionKind kind;
@@ -68,6 +80,9 @@ struct AdmissionResponse {
   // Allowed only if the requesting user may do each of these (not sent: the server reviews them
   // and turns the answer into a denial when one is refused; see completeAdmission).
   std::vector<AccessCheck> requiredAccess;
+  // Kinds to look up in the host's discovery once allowed; each one not served adds a warning
+  // (handled by the webhook server: HandledAdmission::pendingServed).
+  std::vector<ServedQuestion> servedQuestions;
 };
 
 // Decodes an AdmissionReview v1 request body. Errors (code 400) say what was wrong: not JSON,

@@ -22,14 +22,8 @@ class FakeCluster : public ClusterView {
     if (!synced) return std::nullopt;
     return profiles.count(name) > 0;
   }
-  std::optional<bool> servesKind(const std::string& apiVersion,
-                                 const std::string& kind) const override {
-    if (!synced) return std::nullopt;
-    return served.count(apiVersion + " " + kind) > 0;
-  }
   bool synced = true;
   std::set<std::string> profiles;
-  std::set<std::string> served{"apps/v1 Deployment", "v1 ConfigMap"};
 };
 
 json::value sample(const std::string& file) {
@@ -194,28 +188,30 @@ TEST(Admission, PolicyNamingAMissingProfileIsAdmittedWithAWarning) {
 }
 
 // Karmada #4650: a selector of a kind the host does not serve is a silent no-op there; here the
-// policy is admitted (its CRD may come later) with a warning naming the selector.
-TEST(Admission, AnOverridePolicyOfAKindTheHostDoesNotServeIsAdmittedWithAWarning) {
+// policy is admitted (its CRD may come later) and each distinct kind its selectors name is asked
+// of the host's discovery afterwards (the webhook server: completeServed).
+TEST(Admission, AnOverridePolicyAsksTheHostWhetherItServesItsSelectorsKinds) {
   json::value op = json::parse(R"({"apiVersion": "flotilla.io/v1alpha1", "kind": "OverridePolicy",
     "metadata": {"name": "tag", "namespace": "shop"},
     "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"},
-                                   {"apiVersion": "apps/v1beta9", "kind": "Deployment"}],
+                                   {"apiVersion": "apps/v1beta9", "kind": "Deployment"},
+                                   {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}],
              "rules": [{"overriders": {"labels": [{"operator": "overwrite",
                                                    "value": {"a": "b"}}]}}]}})");
-  FakeCluster cluster;
-  auto r = admit({"OverridePolicy", false}, request(op), cluster);
+  auto r = admit({"OverridePolicy", false}, request(op), FakeCluster{});
   ASSERT_TRUE(r.allowed) << r.status.message;
-  ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_EQ(r.warnings[0],
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_EQ(r.servedQuestions,
+            (std::vector<ServedQuestion>{{"spec.resourceSelectors[0]", "apps/v1", "Deployment"},
+                                         {"spec.resourceSelectors[1]", "apps/v1beta9", "Deployment"}}));
+  EXPECT_EQ(servedWarning(r.servedQuestions[1]),
             "spec.resourceSelectors[1]: the host does not serve kind Deployment in apps/v1beta9; "
             "this selector selects nothing until it does");
-  cluster.synced = false;  // cannot be told: no warning
-  EXPECT_TRUE(admit({"OverridePolicy", false}, request(op), cluster).warnings.empty());
   json::value cop = op;
   at(cop, {"kind"}) = "ClusterOverridePolicy";
   cop.as_object()["metadata"].as_object().erase("namespace");
-  cluster.synced = true;
-  EXPECT_EQ(admit({"ClusterOverridePolicy", false}, request(cop), cluster).warnings.size(), 1u);
+  EXPECT_EQ(admit({"ClusterOverridePolicy", false}, request(cop), FakeCluster{}).servedQuestions.size(),
+            2u);
 }
 
 TEST(Admission, WrongKindForTheEndpointIsABadRequest) {

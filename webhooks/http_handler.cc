@@ -42,12 +42,14 @@ HandledAdmission handleAdmission(const net::HttpRequest& request, const ClusterV
   out.answer = admit(*route, *decoded, cluster);
   out.allowed = out.answer.allowed;
   out.uid = out.answer.uid;
+  if (out.answer.allowed) out.pendingServed = out.answer.servedQuestions;
   if (out.answer.allowed && !out.answer.requiredAccess.empty() &&
       !trustedUsers.count(decoded->user.username)) {
     out.pendingAccess = out.answer.requiredAccess;
     out.user = decoded->user;
     return out;
   }
+  if (!out.pendingServed.empty()) return out;
   out.response = review(200, out.answer);
   return out;
 }
@@ -83,6 +85,16 @@ void completeAdmission(HandledAdmission& handled, const std::vector<api::Result<
   }
   handled.allowed = handled.answer.allowed;
   handled.pendingAccess.clear();
+  if (handled.allowed && !handled.pendingServed.empty()) return;
+  handled.pendingServed.clear();
+  handled.response = review(200, handled.answer);
+}
+
+void completeServed(HandledAdmission& handled, const std::vector<api::Result<bool>>& answers) {
+  for (size_t i = 0; i < handled.pendingServed.size() && i < answers.size(); ++i)
+    if (answers[i] && !*answers[i])
+      handled.answer.warnings.push_back(servedWarning(handled.pendingServed[i]));
+  handled.pendingServed.clear();
   handled.response = review(200, handled.answer);
 }
 

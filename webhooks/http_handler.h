@@ -20,6 +20,10 @@ struct HandledAdmission {
   // requiredAccess). While not empty, `response` is not written yet: the caller asks a
   // SubjectAccessReview for each and calls completeAdmission with the answers.
   std::vector<AccessCheck> pendingAccess;
+  // Kinds to ask the host's discovery about once the access checks passed (AdmissionResponse::
+  // servedQuestions); while not empty, `response` is not written yet: the caller asks and calls
+  // completeServed with the answers.
+  std::vector<ServedQuestion> pendingServed;
   UserInfo user;
   AdmissionResponse answer;  // the decision so far
 };
@@ -37,6 +41,12 @@ HandledAdmission handleAdmission(const net::HttpRequest& request, const ClusterV
 // pendingAccess[i] (an error: the review could not be made). Any refusal denies the request with
 // 403 Forbidden naming what the user may not do; any error denies it too (fail closed: admission
 // never lets an unchecked secretRef through), with 500 and the error.
+// With pendingServed left (and the request still allowed), `response` is not written yet.
 void completeAdmission(HandledAdmission& handled, const std::vector<api::Result<bool>>& answers);
+
+// Finishes a request with pendingServed: `answers[i]` is whether the host serves
+// pendingServed[i]'s kind; false adds its warning (servedWarning), an error (discovery could not
+// be asked) none: the request is never denied for it.
+void completeServed(HandledAdmission& handled, const std::vector<api::Result<bool>>& answers);
 
 }  // namespace flotilla::webhooks

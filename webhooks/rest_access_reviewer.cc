@@ -49,4 +49,15 @@ asio::awaitable<api::Result<bool>> RestAccessReviewer::allowed(const UserInfo& u
   co_return accessAllowed(*answer);
 }
 
+asio::awaitable<api::Result<bool>> RestAccessReviewer::serves(const std::string& apiVersion,
+                                                              const std::string& kind) {
+  // Cached per group-version by the client; a miss reads that group-version once more. On the
+  // host client's thread; the strings outlive it (this coroutine waits for it).
+  auto lookup = host_.resourceFor(apiVersion, kind);
+  auto found = co_await asio::co_spawn(hostExecutor_, std::move(lookup), asio::use_awaitable);
+  if (found) co_return true;
+  if (found.error().code == 404) co_return false;
+  co_return found.error();
+}
+
 }  // namespace flotilla::webhooks

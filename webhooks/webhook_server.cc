@@ -20,6 +20,7 @@ struct WebhookServer::Impl {
   WebhookServerOptions options;
   const ClusterView& cluster;
   AccessReviewer* reviewer;
+  KindDiscovery* discovery;
   CertWatcher certs;
   asio::io_context io{1};
   std::unique_ptr<net::HttpServer> server;
@@ -30,8 +31,8 @@ struct WebhookServer::Impl {
   std::map<std::pair<std::string, bool>, uint64_t> requests;  // (path, allowed) → count
   kube::Histogram latency{{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}};
 
-  Impl(WebhookServerOptions o, const ClusterView& c, AccessReviewer* r)
-      : options(std::move(o)), cluster(c), reviewer(r), certs(options.certDir) {}
+  Impl(WebhookServerOptions o, const ClusterView& c, AccessReviewer* r, KindDiscovery* d)
+      : options(std::move(o)), cluster(c), reviewer(r), discovery(d), certs(options.certDir) {}
 
   asio::awaitable<void> handle(net::HttpExchange& exchange) {
     const auto started = std::chrono::steady_clock::now();
@@ -55,6 +56,19 @@ struct WebhookServer::Impl {
       }
       completeAdmission(handled, answers);
     }
+    if (!handled.pendingServed.empty()) {
+      std::vector<api::Result<bool>> answers;
+      for (const ServedQuestion& q : handled.pendingServed) {
+        if (!discovery) break;  // (no answers: no warnings)
+        auto asked = discovery->serves(q.apiVersion, q.kind);
+        auto answer = co_await std::move(asked);
+        if (!answer)
+          spdlog::warn("webhook: cannot ask the host's discovery for {} {}: {}", q.kind,
+                       q.apiVersion, answer.error().message);
+        answers.push_back(std::move(answer));
+      }
+      completeServed(handled, answers);
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!handled.path.empty()) {
@@ -72,8 +86,8 @@ struct WebhookServer::Impl {
 };
 
 WebhookServer::WebhookServer(WebhookServerOptions options, const ClusterView& cluster,
-                             AccessReviewer* reviewer)
-    : impl_(std::make_unique<Impl>(std::move(options), cluster, reviewer)) {}
+                             AccessReviewer* reviewer, KindDiscovery* discovery)
+    : impl_(std::make_unique<Impl>(std::move(options), cluster, reviewer, discovery)) {}
 
 WebhookServer::~WebhookServer() { stop(); }
 

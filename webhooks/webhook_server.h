@@ -44,8 +44,10 @@ class WebhookServer {
  public:
   // `cluster` and `reviewer` must outlive the server. Without a reviewer, a request that needs an
   // access review (a FederatedCluster naming a Secret) is denied: admission fails closed.
+  // `discovery` (optional, outliving the server too) answers whether the host serves the kinds an
+  // override policy selects; without it no such warning is given.
   WebhookServer(WebhookServerOptions options, const ClusterView& cluster,
-                AccessReviewer* reviewer = nullptr);
+                AccessReviewer* reviewer = nullptr, KindDiscovery* discovery = nullptr);
   ~WebhookServer();
   WebhookServer(const WebhookServer&) = delete;
   WebhookServer& operator=(const WebhookServer&) = delete;

@@ -58,11 +58,12 @@ struct ServerFixture : ::testing::Test {
   net::PemPair ca = writePair(dir.path(), "first-ca");
   std::unique_ptr<WebhookServer> server;
 
-  void start(WebhookServerOptions options = {}, AccessReviewer* reviewer = nullptr) {
+  void start(WebhookServerOptions options = {}, AccessReviewer* reviewer = nullptr,
+             KindDiscovery* discovery = nullptr) {
     options.address = "127.0.0.1";
     options.port = 0;
     options.certDir = dir.path();
-    server = std::make_unique<WebhookServer>(options, cluster, reviewer);
+    server = std::make_unique<WebhookServer>(options, cluster, reviewer, discovery);
     auto port = server->start();
     ASSERT_TRUE(port) << port.error().message;
   }
@@ -150,6 +151,44 @@ TEST_F(ServerFixture, AFederatedClusterNeedsItsAuthorToReadTheSecret) {
   auto r = post(*c2, review("admin"), path);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(json::parse(r->body).at("response").at("allowed"), false);
+}
+
+// The host's discovery as a test scripts it: served kinds, and one it cannot be asked about.
+struct ScriptedDiscovery : KindDiscovery {
+  std::vector<std::string> asked;
+  boost::asio::awaitable<api::Result<bool>> serves(const std::string& apiVersion,
+                                                   const std::string& kind) override {
+    asked.push_back(apiVersion + " " + kind);
+    if (kind == "Broken") co_return api::Error{api::reason::kTimeout, 504, "timed out", {}};
+    const bool served = apiVersion == "apps/v1";
+    co_return served;
+  }
+};
+
+// An override policy's selectors: each distinct kind is asked of the host; one it does not serve
+// is a warning kubectl prints, one it cannot be asked about nothing; the policy is admitted.
+TEST_F(ServerFixture, AnOverridePolicyOfAKindTheHostDoesNotServeIsAdmittedWithAWarning) {
+  ScriptedDiscovery discovery;
+  start({}, nullptr, &discovery);
+  auto c = client(ca.certPem);
+  const std::string body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",
+    "request":{"uid":"u-3","operation":"CREATE","namespace":"shop","name":"tag",
+     "kind":{"group":"flotilla.io","version":"v1alpha1","kind":"OverridePolicy"},
+     "userInfo":{"username":"tenant"},
+     "object":{"apiVersion":"flotilla.io/v1alpha1","kind":"OverridePolicy",
+       "metadata":{"name":"tag","namespace":"shop"},
+       "spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment"},
+                                    {"apiVersion":"example.com/v1","kind":"Gadget"},
+                                    {"apiVersion":"example.com/v1","kind":"Broken"}],
+               "rules":[{"overriders":{"labels":[{"operator":"overwrite","value":{"a":"b"}}]}}]}}}})";
+  auto r = post(*c, body, "/validate-flotilla-io-v1alpha1-overridepolicy");
+  ASSERT_TRUE(r) << r.error().message;
+  const auto response = json::parse(r->body).at("response");
+  EXPECT_EQ(response.at("allowed"), true) << r->body;
+  EXPECT_EQ(response.at("warnings"),
+            json::parse(R"(["spec.resourceSelectors[1]: the host does not serve kind Gadget in example.com/v1; this selector selects nothing until it does"])"));
+  EXPECT_EQ(discovery.asked, (std::vector<std::string>{"apps/v1 Deployment", "example.com/v1 Gadget",
+                                                       "example.com/v1 Broken"}));
 }
 
 TEST_F(ServerFixture, MissingCertificateIsAStartError) {
