@@ -50,6 +50,8 @@ struct ExplainInputs {
   // per-cluster overrides.
   std::optional<json::object> object;
   std::vector<api::ClusterOverride> ownOverrides;
+  // A federated object's labels (its source's): what policies select, as in the operator.
+  std::optional<std::map<std::string, std::string>> federatedLabels;
 };
 
 // A Deployment as the sync sends it (member_object.h): metadata name, namespace, labels and
@@ -104,18 +106,19 @@ std::string collectForExplain(const json::value& v, ExplainInputs& in) {
     if (p.metadata.namespace_.empty()) p.metadata.namespace_ = "default";
     in.policies.policies.push_back(std::make_shared<const api::OverridePolicy>(std::move(p)));
   } else if (kind == "ClusterOverridePolicy") {
-    in.policies.clusterPolicies.push_back(
-        std::make_shared<const api::ClusterOverridePolicy>(*api::decode<api::ClusterOverridePolicy>(v)));
+    in.policies.clusterPolicies.push_back(std::make_shared<const api::ClusterOverridePolicy>(
+        *api::decode<api::ClusterOverridePolicy>(v)));
   } else if (kind == "FederatedDeployment") {
     if (auto more = oneObject(); !more.empty()) return more;
     const auto fd = *api::decode<api::FederatedDeployment>(v);
     const auto* tmpl = u::findObject(o, {"spec", "template"});
     const auto* meta = tmpl ? u::findObject(*tmpl, {"metadata"}) : nullptr;
     const auto* spec = tmpl ? u::find(*tmpl, {"spec"}) : nullptr;
-    in.object = memberDeployment(fd.metadata.name, fd.metadata.namespace_,
-                                 meta ? *meta : json::object{},
-                                 spec ? *spec : json::value(json::object{}));
+    in.object =
+        memberDeployment(fd.metadata.name, fd.metadata.namespace_, meta ? *meta : json::object{},
+                         spec ? *spec : json::value(json::object{}));
     in.ownOverrides = fd.spec.overrides;
+    in.federatedLabels = fd.metadata.labels;
   } else if (kind == "FederatedObject" || kind == "ClusterFederatedObject") {
     if (auto more = oneObject(); !more.empty()) return more;
     const auto fo = *api::decode<api::FederatedObject>(v);
@@ -125,6 +128,7 @@ std::string collectForExplain(const json::value& v, ExplainInputs& in) {
           fo.metadata.namespace_.empty() ? "default" : fo.metadata.namespace_;
     in.object = std::move(object);
     in.ownOverrides = fo.spec.overrides;
+    in.federatedLabels = fo.metadata.labels;
   }
   // (Other flotilla.io kinds are not part of the question: ignored.)
   return "";
@@ -169,7 +173,8 @@ json::object explainCluster(const api::FederatedCluster& cluster, const ExplainI
   json::array operations;
   for (const auto& r : rules)
     for (const auto& line : ov::describeOperations(r.rule->overriders))
-      operations.push_back(json::string(r.policy + " rule " + std::to_string(r.index) + ": " + line));
+      operations.push_back(
+          json::string(r.policy + " rule " + std::to_string(r.index) + ": " + line));
   report["operations"] = std::move(operations);
   json::object object = *in.object;
   const auto result = ov::applyRules(object, rules);
@@ -289,7 +294,8 @@ int runExplain(const Args& args, std::istream& stdinStream, std::ostream& out, s
   }
   std::sort(in.clusters.begin(), in.clusters.end(),
             [](const auto& a, const auto& b) { return a.metadata.name < b.metadata.name; });
-  const auto workload = controllers::policy::workloadOf(*in.object);
+  auto workload = controllers::policy::workloadOf(*in.object);
+  if (in.federatedLabels) workload.labels = *in.federatedLabels;
   const auto selected = ov::selecting(in.policies, workload);
   json::object report;
   report["object"] = workload.kind + " " + (workload.ns.empty() ? "" : workload.ns + "/") +

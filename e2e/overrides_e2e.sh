@@ -8,7 +8,8 @@
 # - one policy selecting a ConfigMap and a Deployment labels both; its image overrider is
 #   skipped on the ConfigMap, and the federated object says so;
 # - a broken jsonPatch fails one cluster only (UpdateFailed, the path named), the others proceed;
-# - editing a rule updates the members; deleting the OverridePolicy reverts them; the steady
+# - editing a rule updates the members; a cluster labelled later gets the rule that selects it by
+#   label, and loses it with the label; deleting the OverridePolicy reverts them; the steady
 #   state writes nothing; deleting an OverridePolicy together with the workload's
 #   PropagationPolicy never recreates the member Deployment nor drops its replicas;
 # - a policy selecting a kind the host does not serve is admitted with a warning.
@@ -60,6 +61,9 @@ spec:
   - targetCluster: {fieldSelector: {matchExpressions: [{key: provider, operator: In, values: [gcp]}]}}
     overriders:
       env: [{containerName: web, operator: addIfAbsent, value: [{name: CLOUD, value: gcp}]}]
+  - targetCluster: {labelSelector: {matchLabels: {$NS-e2e: mirrored}}}
+    overriders:
+      labels: [{operator: overwrite, value: {mirrored: "yes"}}]
 ---
 apiVersion: flotilla.io/v1alpha1
 kind: OverridePolicy
@@ -181,6 +185,18 @@ edited() { [[ $(images member3) == "$want3" ]]; }
 eventually 30 edited || e2e_fail "member3 should follow the edited rule: [$(images member3)]"
 expect_eq "member3 after the edit" "$(images member3)" "$want3"
 expect_eq "member1 untouched by the edit" "$(images member1)" "$want1"
+
+# --- A cluster labelled later: the rule that selects it by label applies there, and leaves when
+# the label goes ---
+kubectl label fc member1 "$NS-e2e=mirrored" >/dev/null
+mirrored() { [[ $(member_field member1 deployment web '{.metadata.labels.mirrored}') == yes ]]; }
+eventually 30 mirrored || e2e_fail "member1's Deployment should get mirrored=yes once member1 is labelled"
+expect_eq "the labelled cluster gets the rule" "$(member_field member1 deployment web '{.metadata.labels.mirrored}')" "yes"
+expect_eq "another cluster does not" "$(member_field member2 deployment web '{.metadata.labels.mirrored}')" ""
+kubectl label fc member1 "$NS-e2e-" >/dev/null
+unmirrored() { [[ -z $(member_field member1 deployment web '{.metadata.labels.mirrored}') ]]; }
+eventually 30 unmirrored || e2e_fail "member1's Deployment should lose mirrored=yes with the cluster's label"
+expect_eq "the rule leaves with the cluster's label" "$(member_field member1 deployment web '{.metadata.labels.mirrored}')" ""
 
 # --- The steady state writes nothing ---
 quiet a || e2e_fail "the operator should settle"

@@ -414,7 +414,7 @@ int main(int argc, char** argv) {
   sync.watch(syncLoop, *federated, *bindings, *clusters);
   sync.watchObjects(syncLoop, *federatedObjects);
   sync.watchClusterObjects(syncLoop, *clusterFederatedObjects, *clusterBindings, *clusters);
-  sync.watchOverrides(syncLoop, *overridePolicies, *clusterOverridePolicies);
+  sync.watchOverrides(syncLoop, *overridePolicies, *clusterOverridePolicies, *clusters);
 
   // Namespaces leave a member with the last object Flotilla put there (docs/design.md §12).
   ctl::sync::NamespaceController namespaces(*bindings, members);

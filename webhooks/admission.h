@@ -2,8 +2,8 @@
 // with every field error, defaulting as a JSONPatch of exactly the defaults of docs/design.md §3,
 // and the checks that read the cluster (a SchedulingProfile's plugins must build; a policy
 // naming a missing profile is admitted with a warning; an override policy's selectors are asked
-// of the host's discovery afterwards: AdmissionResponse::servedQuestions). Pure: requests in, responses out; the
-// cluster is read through ClusterView.
+// of the host's discovery afterwards: AdmissionResponse::servedQuestions). Pure: requests in,
+// responses out; the cluster is read through ClusterView.
 #pragma once
 
 #include <optional>

@@ -201,17 +201,18 @@ TEST(Admission, AnOverridePolicyAsksTheHostWhetherItServesItsSelectorsKinds) {
   auto r = admit({"OverridePolicy", false}, request(op), FakeCluster{});
   ASSERT_TRUE(r.allowed) << r.status.message;
   EXPECT_TRUE(r.warnings.empty());
-  EXPECT_EQ(r.servedQuestions,
-            (std::vector<ServedQuestion>{{"spec.resourceSelectors[0]", "apps/v1", "Deployment"},
-                                         {"spec.resourceSelectors[1]", "apps/v1beta9", "Deployment"}}));
+  EXPECT_EQ(r.servedQuestions, (std::vector<ServedQuestion>{
+                                   {"spec.resourceSelectors[0]", "apps/v1", "Deployment"},
+                                   {"spec.resourceSelectors[1]", "apps/v1beta9", "Deployment"}}));
   EXPECT_EQ(servedWarning(r.servedQuestions[1]),
             "spec.resourceSelectors[1]: the host does not serve kind Deployment in apps/v1beta9; "
             "this selector selects nothing until it does");
   json::value cop = op;
   at(cop, {"kind"}) = "ClusterOverridePolicy";
   cop.as_object()["metadata"].as_object().erase("namespace");
-  EXPECT_EQ(admit({"ClusterOverridePolicy", false}, request(cop), FakeCluster{}).servedQuestions.size(),
-            2u);
+  EXPECT_EQ(
+      admit({"ClusterOverridePolicy", false}, request(cop), FakeCluster{}).servedQuestions.size(),
+      2u);
 }
 
 TEST(Admission, WrongKindForTheEndpointIsABadRequest) {

@@ -1,9 +1,10 @@
 #include "webhooks/http_handler.h"
-#include "webhooks/no_cluster.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+
+#include "webhooks/no_cluster.h"
 
 namespace flotilla::webhooks {
 namespace {

@@ -185,10 +185,13 @@ TEST_F(ServerFixture, AnOverridePolicyOfAKindTheHostDoesNotServeIsAdmittedWithAW
   ASSERT_TRUE(r) << r.error().message;
   const auto response = json::parse(r->body).at("response");
   EXPECT_EQ(response.at("allowed"), true) << r->body;
-  EXPECT_EQ(response.at("warnings"),
-            json::parse(R"(["spec.resourceSelectors[1]: the host does not serve kind Gadget in example.com/v1; this selector selects nothing until it does"])"));
-  EXPECT_EQ(discovery.asked, (std::vector<std::string>{"apps/v1 Deployment", "example.com/v1 Gadget",
-                                                       "example.com/v1 Broken"}));
+  EXPECT_EQ(
+      response.at("warnings"),
+      json::parse(
+          R"(["spec.resourceSelectors[1]: the host does not serve kind Gadget in example.com/v1; this selector selects nothing until it does"])"));
+  EXPECT_EQ(discovery.asked,
+            (std::vector<std::string>{"apps/v1 Deployment", "example.com/v1 Gadget",
+                                      "example.com/v1 Broken"}));
 }
 
 TEST_F(ServerFixture, MissingCertificateIsAStartError) {

@@ -62,8 +62,8 @@ std::vector<json::object*> containersOf(json::object* pod) {
 }
 
 json::object* podSpecOf(json::object& object) {
-  const auto interpreter = interpreter::Registry::builtIn().of(
-      u::stringAt(object, {"apiVersion"}), u::stringAt(object, {"kind"}));
+  const auto interpreter = interpreter::Registry::builtIn().of(u::stringAt(object, {"apiVersion"}),
+                                                               u::stringAt(object, {"kind"}));
   const auto& path = interpreter.podSpecPath();
   if (path.empty()) return nullptr;
   json::object* at = &object;
@@ -208,10 +208,13 @@ OverrideResult applyRules(json::object& object, const std::vector<RuleRef>& rule
           (*c)["image"] = ref.str();
           any = true;
         }
-        if (any) did = true;
-        else if (!image.containerNames.empty()) skip("image", "no container of those names");
+        if (any)
+          did = true;
+        else if (!image.containerNames.empty())
+          skip("image", "no container of those names");
       }
-      for (const auto& [field, list] : {std::pair{"command", &o.command}, std::pair{"args", &o.args}})
+      for (const auto& [field, list] :
+           {std::pair{"command", &o.command}, std::pair{"args", &o.args}})
         for (const auto& change : *list) {
           auto it = std::find_if(containers.begin(), containers.end(), [&](json::object* c) {
             return nameOf(*c) == change.containerName;
@@ -224,9 +227,8 @@ OverrideResult applyRules(json::object& object, const std::vector<RuleRef>& rule
           did = true;
         }
       for (const auto& change : o.env) {
-        auto it = std::find_if(containers.begin(), containers.end(), [&](json::object* c) {
-          return nameOf(*c) == change.containerName;
-        });
+        auto it = std::find_if(containers.begin(), containers.end(),
+                               [&](json::object* c) { return nameOf(*c) == change.containerName; });
         if (it == containers.end()) {
           skip("env", "no container named \"" + change.containerName + "\"");
           continue;
@@ -278,8 +280,8 @@ std::vector<std::string> describeOperations(const api::Overriders& o) {
   for (const auto& [field, changes] :
        {std::pair{"command", &o.command}, std::pair{"args", &o.args}})
     for (const auto& c : *changes)
-      out.push_back(std::string(field) + " " + c.operator_ + " " + list(c.value) +
-                    " (container " + c.containerName + ")");
+      out.push_back(std::string(field) + " " + c.operator_ + " " + list(c.value) + " (container " +
+                    c.containerName + ")");
   for (const auto& e : o.env) {
     std::string vars;
     for (const auto& v : e.value) vars += (vars.empty() ? "" : ", ") + json::serialize(v);
@@ -290,7 +292,8 @@ std::vector<std::string> describeOperations(const api::Overriders& o) {
     for (const auto& c : *changes) {
       std::string values;
       for (const auto& [k, v] : c.value)
-        values += (values.empty() ? "" : ", ") + k + (c.operator_ == "delete" ? "" : ": " + quoted(v));
+        values +=
+            (values.empty() ? "" : ", ") + k + (c.operator_ == "delete" ? "" : ": " + quoted(v));
       out.push_back(std::string(field) + " " + c.operator_ + " {" + values + "}");
     }
   for (const auto& p : o.jsonPatch)

@@ -40,8 +40,7 @@ api::OverrideRule rule(const std::string& yaml) {
 }
 
 std::string image(const json::object& d, const char* list, size_t i) {
-  return std::string(
-      d.at("spec").at("template").at("spec").at(list).at(i).at("image").as_string());
+  return std::string(d.at("spec").at("template").at("spec").at(list).at(i).at("image").as_string());
 }
 
 TEST(ImageRef, SplitAsTheRegistryReadsIt) {
@@ -54,7 +53,8 @@ TEST(ImageRef, SplitAsTheRegistryReadsIt) {
            {"nginx:1.27", {"", "nginx", "1.27", ""}},
            {"library/nginx:1.27", {"", "library/nginx", "1.27", ""}},
            {"registry.example.com/shop/web:2", {"registry.example.com", "shop/web", "2", ""}},
-           {"localhost:5000/tools/proxy@sha256:abc", {"localhost:5000", "tools/proxy", "", "sha256:abc"}},
+           {"localhost:5000/tools/proxy@sha256:abc",
+            {"localhost:5000", "tools/proxy", "", "sha256:abc"}},
            {"localhost/proxy", {"localhost", "proxy", "", ""}},
            {"ghcr.io/a/b:v1@sha256:def", {"ghcr.io", "a/b", "v1", "sha256:def"}},
        }) {
@@ -76,18 +76,22 @@ TEST(ApplyRules, ImageComponentsOnContainersAndInitContainers) {
   for (const auto& c : std::vector<Case>{
            {"overwrite the registry everywhere",
             "overriders: {image: [{component: Registry, operator: overwrite, value: mirror.io}]}",
-            {"mirror.io/shop/migrate:1.0", "mirror.io/nginx:1.27", "mirror.io/tools/proxy@sha256:abc"}},
+            {"mirror.io/shop/migrate:1.0", "mirror.io/nginx:1.27",
+             "mirror.io/tools/proxy@sha256:abc"}},
            {"addIfAbsent keeps a registry that is there",
             "overriders: {image: [{component: Registry, operator: addIfAbsent, value: mirror.io}]}",
             {"registry.example.com/shop/migrate:1.0", "mirror.io/nginx:1.27",
              "localhost:5000/tools/proxy@sha256:abc"}},
            {"a tag on named containers only",
-            "overriders: {image: [{containerNames: [web], component: Tag, operator: overwrite, value: '1.28'}]}",
-            {"registry.example.com/shop/migrate:1.0", "nginx:1.28", "localhost:5000/tools/proxy@sha256:abc"}},
+            "overriders: {image: [{containerNames: [web], component: Tag, operator: overwrite, "
+            "value: '1.28'}]}",
+            {"registry.example.com/shop/migrate:1.0", "nginx:1.28",
+             "localhost:5000/tools/proxy@sha256:abc"}},
            {"delete a digest, add a tag where there is none",
             "overriders: {image: [{containerNames: [sidecar], component: Digest, operator: delete},"
             " {containerNames: [sidecar], component: Tag, operator: addIfAbsent, value: v2}]}",
-            {"registry.example.com/shop/migrate:1.0", "nginx:1.27", "localhost:5000/tools/proxy:v2"}},
+            {"registry.example.com/shop/migrate:1.0", "nginx:1.27",
+             "localhost:5000/tools/proxy:v2"}},
        }) {
     auto d = deployment();
     const auto r = rule(c.rule);
@@ -117,8 +121,9 @@ overriders:
   EXPECT_EQ(json::serialize(web.at("command")), R"(["nginx","-g","daemon off;"])");
   EXPECT_EQ(json::serialize(web.at("args")), R"(["--verbose"])");
   // addIfAbsent left MODE as it was; REGION and TIER were added.
-  EXPECT_EQ(json::serialize(web.at("env")),
-            R"([{"name":"MODE","value":"fast"},{"name":"REGION","value":"us-east"},{"name":"TIER","value":"gold"}])");
+  EXPECT_EQ(
+      json::serialize(web.at("env")),
+      R"([{"name":"MODE","value":"fast"},{"name":"REGION","value":"us-east"},{"name":"TIER","value":"gold"}])");
   EXPECT_EQ(d.at("metadata").at("labels").at("app"), "shop");
   EXPECT_EQ(d.at("metadata").at("labels").at("provider"), "gcp");
   EXPECT_EQ(d.at("metadata").at("annotations").at("team"), "payments");
@@ -142,7 +147,8 @@ overriders:
 
 TEST(ApplyRules, AContainerOverriderOnAKindWithoutPodsIsSkippedAndSaid) {
   auto cm = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"},
-                             "data":{"k":"v"}})").as_object();
+                             "data":{"k":"v"}})")
+                .as_object();
   const auto r = rule(R"(
 overriders:
   image: [{component: Registry, operator: overwrite, value: mirror.io}]
@@ -150,12 +156,13 @@ overriders:
 )");
   const auto result = applyRules(cm, {{"cop/everything", 0, &r}});
   EXPECT_EQ(cm.at("metadata").at("labels").at("provider"), "gcp");
-  EXPECT_EQ(result.skipped,
-            std::vector<std::string>{"cop/everything rule 0: image: ConfigMap has no pod template"});
+  EXPECT_EQ(result.skipped, std::vector<std::string>{
+                                "cop/everything rule 0: image: ConfigMap has no pod template"});
   EXPECT_EQ(result.applied, std::vector<std::string>{"cop/everything"});
   // A container name no container has.
   auto d = deployment();
-  const auto missing = rule("overriders: {command: [{containerName: nope, operator: append, value: [x]}]}");
+  const auto missing =
+      rule("overriders: {command: [{containerName: nope, operator: append, value: [x]}]}");
   const auto skipped = applyRules(d, {{"op/shop/x", 1, &missing}});
   EXPECT_EQ(skipped.skipped,
             std::vector<std::string>{"op/shop/x rule 1: command: no container named \"nope\""});
@@ -164,7 +171,8 @@ overriders:
 
 TEST(ApplyRules, ABrokenJsonPatchIsAnErrorNamingPolicyRuleAndPath) {
   auto d = deployment();
-  const auto good = rule("overriders: {jsonPatch: [{op: replace, path: /spec/replicas, value: 3}]}");
+  const auto good =
+      rule("overriders: {jsonPatch: [{op: replace, path: /spec/replicas, value: 3}]}");
   const auto broken =
       rule("overriders: {jsonPatch: [{op: replace, path: /spec/nothing/here, value: 1}]}");
   const auto result = applyRules(d, {{"cop/a", 0, &good}, {"op/shop/b", 4, &broken}});

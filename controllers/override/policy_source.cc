@@ -22,21 +22,20 @@ PolicySet CachedOverridePolicies::forNamespace(const std::string& ns) const {
 policy::Workload federatedWorkload(const json::object& federated) {
   const std::string ns = u::stringAt(federated, {"metadata", "namespace"});
   const auto* tmpl = u::findObject(federated, {"spec", "template"});
-  if (u::stringAt(federated, {"kind"}) == "FederatedDeployment" ||
-      (tmpl && u::stringAt(*tmpl, {"kind"}).empty())) {
+  policy::Workload w;
+  if (tmpl && !u::stringAt(*tmpl, {"kind"}).empty()) {
+    w = policy::workloadOf(*tmpl);
+  } else {
     // A FederatedDeployment's template has the Deployment's metadata and spec only.
-    policy::Workload w{.apiVersion = "apps/v1",
-                       .kind = "Deployment",
-                       .ns = ns,
-                       .name = u::stringAt(federated, {"metadata", "name"}),
-                       .labels = {}};
-    if (const auto* labels = u::findObject(federated, {"spec", "template", "metadata", "labels"}))
-      for (const auto& [k, v] : *labels)
-        if (v.is_string()) w.labels.emplace(k, v.as_string());
-    return w;
+    w.apiVersion = "apps/v1";
+    w.kind = "Deployment";
+    w.name = u::stringAt(federated, {"metadata", "name"});
   }
-  policy::Workload w = tmpl ? policy::workloadOf(*tmpl) : policy::Workload{};
   w.ns = ns;
+  w.labels.clear();
+  if (const auto* labels = u::findObject(federated, {"metadata", "labels"}))
+    for (const auto& [k, v] : *labels)
+      if (v.is_string()) w.labels.emplace(k, v.as_string());
   return w;
 }
 

@@ -35,8 +35,10 @@ class CachedOverridePolicies final : public OverridePolicies {
   mutable DecodedCache<api::ClusterOverridePolicy> decodedCluster_;
 };
 
-// A federated object as policies see it: its template's apiVersion, kind, name and labels in the
-// federated object's namespace (a FederatedDeployment's template is a Deployment's).
+// A federated object as policies see it, as the binding sees it for PropagationPolicies: its
+// template's apiVersion, kind and name (a FederatedDeployment's template is a Deployment's) in
+// the federated object's namespace, with the federated object's labels (the source's, the
+// flotilla.io/ policy labels the template leaves out included).
 policy::Workload federatedWorkload(const boost::json::object& federated);
 
 // The keys of the federated objects in `informer` (namespace `ns`; "" every one) that `spec`

@@ -32,8 +32,8 @@ std::vector<std::string> ids(const std::vector<RuleRef>& rules) {
   return out;
 }
 
-const auto kClusterPolicies = std::vector<api::ClusterOverridePolicy>{
-    api::testing::fromYaml<api::ClusterOverridePolicy>(R"(
+const auto kClusterPolicies =
+    std::vector<api::ClusterOverridePolicy>{api::testing::fromYaml<api::ClusterOverridePolicy>(R"(
 metadata: {name: registry}
 spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
@@ -42,7 +42,7 @@ spec:
     overriders: {image: [{component: Registry, operator: overwrite, value: east.mirror.io}]}
   - overriders: {labels: [{operator: overwrite, value: {managed: flotilla}}]}
 )"),
-    api::testing::fromYaml<api::ClusterOverridePolicy>(R"(
+                                            api::testing::fromYaml<api::ClusterOverridePolicy>(R"(
 metadata: {name: a-first-by-name}
 spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {app: web}}}]
@@ -50,15 +50,15 @@ spec:
   - targetCluster: {labelSelector: {matchLabels: {env: prod}}, exclude: [member3]}
     overriders: {image: [{component: Tag, operator: overwrite, value: from-cop}]}
 )"),
-    api::testing::fromYaml<api::ClusterOverridePolicy>(R"(
+                                            api::testing::fromYaml<api::ClusterOverridePolicy>(R"(
 metadata: {name: configmaps-only}
 spec:
   resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]
   rules: [{overriders: {labels: [{operator: overwrite, value: {x: "1"}}]}}]
 )")};
 
-const auto kPolicies = std::vector<api::OverridePolicy>{
-    api::testing::fromYaml<api::OverridePolicy>(R"(
+const auto kPolicies =
+    std::vector<api::OverridePolicy>{api::testing::fromYaml<api::OverridePolicy>(R"(
 metadata: {name: tag, namespace: shop}
 spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
@@ -66,7 +66,7 @@ spec:
   - targetCluster: {clusterNames: [member1]}
     overriders: {image: [{component: Tag, operator: overwrite, value: from-op}]}
 )"),
-    api::testing::fromYaml<api::OverridePolicy>(R"(
+                                     api::testing::fromYaml<api::OverridePolicy>(R"(
 metadata: {name: elsewhere, namespace: other}
 spec:
   resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
@@ -80,7 +80,8 @@ TEST(RulesFor, ClusterPoliciesByNameThenTheNamespacesByNameRulesInOrder) {
   };
   for (const auto& c : std::vector<Case>{
            // member1: both cops (a-first-by-name before registry), then the op.
-           {&kEast1, {"cop/a-first-by-name#0", "cop/registry#0", "cop/registry#1", "op/shop/tag#0"}},
+           {&kEast1,
+            {"cop/a-first-by-name#0", "cop/registry#0", "cop/registry#1", "op/shop/tag#0"}},
            // member2: us-east but not named by the op.
            {&kEast2, {"cop/a-first-by-name#0", "cop/registry#0", "cop/registry#1"}},
            // member3: excluded by a-first-by-name, not us-east: the unconditional rule only.
@@ -99,7 +100,8 @@ TEST(RulesFor, ClusterPoliciesByNameThenTheNamespacesByNameRulesInOrder) {
 TEST(RulesFor, TheNamespacedPolicyWinsAConflictByComingLast) {
   json::object d = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
     "metadata":{"name":"web"},"spec":{"template":{"spec":{
-      "containers":[{"name":"web","image":"nginx:1.27"}]}}}})").as_object();
+      "containers":[{"name":"web","image":"nginx:1.27"}]}}}})")
+                       .as_object();
   const auto result = applyRules(d, rulesFor(web(), kEast1, kClusterPolicies, kPolicies));
   EXPECT_EQ(d.at("spec").at("template").at("spec").at("containers").at(0).at("image"),
             "east.mirror.io/nginx:from-op");
@@ -108,7 +110,8 @@ TEST(RulesFor, TheNamespacedPolicyWinsAConflictByComingLast) {
   // On member2 the cluster policy's tag stands.
   json::object d2 = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
     "metadata":{"name":"web"},"spec":{"template":{"spec":{
-      "containers":[{"name":"web","image":"nginx:1.27"}]}}}})").as_object();
+      "containers":[{"name":"web","image":"nginx:1.27"}]}}}})")
+                        .as_object();
   applyRules(d2, rulesFor(web(), kEast2, kClusterPolicies, kPolicies));
   EXPECT_EQ(d2.at("spec").at("template").at("spec").at("containers").at(0).at("image"),
             "east.mirror.io/nginx:from-cop");
@@ -172,7 +175,8 @@ TEST(Precedence, ClusterPolicyThenNamespacedPolicyOperatorsDecideConflicts) {
         c.op + "}]\n")};
     json::object d = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
       "metadata":{"name":"web"},"spec":{"template":{"spec":{
-        "containers":[{"name":"web","image":"nginx:1.27"}]}}}})").as_object();
+        "containers":[{"name":"web","image":"nginx:1.27"}]}}}})")
+                         .as_object();
     json::value labels = json::parse(c.templateLabels);
     if (!labels.as_object().empty()) d["metadata"].as_object()["labels"] = labels;
     const auto rules = rulesFor(web(), kEast1, cops, ops);
@@ -196,7 +200,8 @@ TEST(Selecting, OnlyLivePoliciesOfTheObjectsNamespaceAndNoneForAClusterScopedObj
   std::vector<std::string> names;
   for (const auto& p : chosen.clusterPolicies) names.push_back(policyId(*p));
   for (const auto& p : chosen.policies) names.push_back(policyId(*p));
-  EXPECT_EQ(names, (std::vector<std::string>{"cop/a-first-by-name", "cop/registry", "op/shop/tag"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"cop/a-first-by-name", "cop/registry", "op/shop/tag"}));
   // A Namespace (cluster-scoped): ClusterOverridePolicies only.
   PolicySet all;
   all.clusterPolicies.push_back(std::make_shared<const api::ClusterOverridePolicy>(

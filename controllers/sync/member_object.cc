@@ -99,6 +99,16 @@ void markMemberObject(json::object& object, const std::string& bindingKey,
   objectAt(objectAt(object, "metadata"), "annotations")[kAppliedHashAnnotation] = hash;
 }
 
+void clearReservedAnnotations(json::object& object) {
+  auto* meta = object.if_contains("metadata");
+  auto* a = meta && meta->is_object() ? meta->as_object().if_contains("annotations") : nullptr;
+  if (!a || !a->is_object()) return;
+  for (const char* reserved : {"flotilla.io/adopted", "flotilla.io/released-by",
+                               "flotilla.io/released-host", "flotilla.io/released-generation"})
+    a->as_object().erase(reserved);
+  if (a->as_object().empty()) meta->as_object().erase("annotations");
+}
+
 void setAppliedOverrides(json::object& object, const std::vector<std::string>& policies) {
   auto& meta = objectAt(object, "metadata");
   if (policies.empty()) {
@@ -161,6 +171,7 @@ api::Result<json::object> desiredMemberDeployment(const api::FederatedDeployment
       objectAt(objectAt(objectAt(objectAt(result, "spec"), "template"), "metadata"), "labels");
   podLabels[kManagedByLabel] = kManagedByValue;
   podLabels[kBindingLabel] = bindingHash(bindingKey);
+  clearReservedAnnotations(result);
   setAppliedOverrides(result, byPolicies.applied);
   if (overrides) *overrides = std::move(byPolicies);
   auto gen = fd.metadata.annotations.find(kSourceGenerationAnnotation);

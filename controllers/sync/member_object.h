@@ -32,6 +32,11 @@ api::Result<boost::json::object> desiredMemberDeployment(
     const std::vector<override::RuleRef>& rules = {},
     override::OverrideResult* overrides = nullptr);
 
+// Removes from `object` the annotations Flotilla reads on member copies to decide what they are
+// (adopted, released: object_plan.h) unless Flotilla sets them itself afterwards: neither a
+// template nor an override may make a copy look adopted (never deleted) or released.
+void clearReservedAnnotations(boost::json::object& object);
+
 // Records `policies` (the OverridePolicies that changed `object`) in its
 // flotilla.io/applied-overrides annotation, or removes the annotation when there are none.
 void setAppliedOverrides(boost::json::object& object, const std::vector<std::string>& policies);

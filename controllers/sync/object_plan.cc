@@ -14,15 +14,11 @@ namespace flotilla::controllers::sync {
 namespace json = boost::json;
 namespace u = api::unstructured;
 
-api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
-                                              const interpreter::Interpreter& interpreter,
-                                              const std::string& bindingKey,
-                                              const std::string& cluster,
-                                              const interpreter::Share* share,
-                                              const std::string& hostId, bool adopted,
-                                              std::string* note,
-                                              const std::vector<override::RuleRef>& rules,
-                                              override::OverrideResult* overrides) {
+api::Result<json::object> desiredMemberObject(
+    const api::FederatedObject& fo, const interpreter::Interpreter& interpreter,
+    const std::string& bindingKey, const std::string& cluster, const interpreter::Share* share,
+    const std::string& hostId, bool adopted, std::string* note,
+    const std::vector<override::RuleRef>& rules, override::OverrideResult* overrides) {
   json::object object = fo.spec.template_;
   // (An object of a kind with replicas may have none to divide: an Indexed Job.)
   if (share && interpreter.replicas(object)) {
@@ -35,8 +31,7 @@ api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
   const std::string ns = u::stringAt(object, {"metadata", "namespace"});
   override::OverrideResult byPolicies;
   if (!rules.empty()) byPolicies = override::applyRules(object, rules);
-  if (byPolicies.error)
-    return api::Error{api::reason::kInvalid, 422, *byPolicies.error, {}};
+  if (byPolicies.error) return api::Error{api::reason::kInvalid, 422, *byPolicies.error, {}};
   auto overridden = applyOverrides(std::move(object), fo.spec.overrides, cluster);
   if (!overridden) return overridden.error();
   json::object result = std::move(*overridden);
@@ -50,7 +45,10 @@ api::Result<json::object> desiredMemberObject(const api::FederatedObject& fo,
   } else {
     meta["namespace"] = ns;
   }
-  if (adopted) u::ensureObject(meta, {"annotations"})[kAdoptedAnnotation] = "true";
+  clearReservedAnnotations(result);
+  if (adopted)
+    u::ensureObject(u::ensureObject(result, {"metadata"}), {"annotations"})[kAdoptedAnnotation] =
+        "true";
   setAppliedOverrides(result, byPolicies.applied);
   if (overrides) *overrides = std::move(byPolicies);
   const auto generation = fo.metadata.annotations.find(kSourceGenerationAnnotation);
@@ -72,8 +70,7 @@ bool controlledByAnother(const json::object& live) {
 }
 
 // A copy `bindingKey` of this host released, as it was left: it may be taken back.
-bool takenBack(const json::object& live, const std::string& bindingKey,
-               const std::string& hostId) {
+bool takenBack(const json::object& live, const std::string& bindingKey, const std::string& hostId) {
   const auto annotation = [&](const char* name) {
     return u::stringAt(live, {"metadata", "annotations", name});
   };
@@ -99,9 +96,9 @@ std::string releasePatch(const json::object& live, const std::string& bindingKey
       {kReleasedHostAnnotation, hostId},
       {kReleasedGenerationAnnotation,
        std::to_string(u::intAt(live, {"metadata", "generation"}).value_or(0))}};
-  return json::serialize(json::object{
-      {"metadata", json::object{{"labels", std::move(labels)},
-                                {"annotations", std::move(annotations)}}}});
+  return json::serialize(
+      json::object{{"metadata", json::object{{"labels", std::move(labels)},
+                                             {"annotations", std::move(annotations)}}}});
 }
 
 void keepScaledReplicas(json::object& desired, const json::object& live) {
@@ -181,8 +178,8 @@ api::FederatedObjectStatus objectStatus(const api::FederatedObject& fo,
   for (const auto& c : clusters) {
     status.clusters.push_back({c.cluster, c.propagation, std::string(toString(c.health.health)),
                                c.propagation != propagation::kOK ? c.message
-                               : c.health.message.empty()         ? c.message
-                               : c.message.empty()                ? c.health.message
+                               : c.health.message.empty()        ? c.message
+                               : c.message.empty()               ? c.health.message
                                                    : c.health.message + "; " + c.message,
                                c.appliedOverrides, c.skippedOverrides});
     if (!c.target) {

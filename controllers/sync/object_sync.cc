@@ -48,12 +48,14 @@ bool notServed(const api::Error& e) { return e.code == 404; }
 
 void SyncController::watchObjects(kube::Controller& controller,
                                   kube::SharedInformer& federatedObjects) {
-  // The template (generation), overrides, annotations and deletion.
+  // The template (generation), overrides, annotations, labels (the source's: what
+  // OverridePolicies select) and deletion.
   controller.watch(federatedObjects, kube::mapToSelf(),
                    kube::Predicate{nullptr,
                                    [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
                                      return kube::generationChanged().update(a, b) ||
                                             kube::annotationsChanged().update(a, b) ||
+                                            kube::labelsChanged().update(a, b) ||
                                             beingDeleted(*a) != beingDeleted(*b);
                                    },
                                    nullptr});
@@ -161,10 +163,11 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   MemberPlan plan;
   std::string limited;  // what the division could not do here (a StatefulSet's ordinals)
   const auto rules = overrideRules(overrides, cluster);
+  if (!rules) return fail(propagation::kUpdateFailed, rules.error().message);
   override::OverrideResult overridden;
   while (true) {
     desired = desiredMemberObject(fo, interpreter, key, cluster, &share, options_.hostId,
-                                  live && adopted(*live), &limited, rules, &overridden);
+                                  live && adopted(*live), &limited, *rules, &overridden);
     if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
     out.appliedOverrides = overridden.applied;
     out.skippedOverrides = overridden.skipped;
@@ -202,7 +205,7 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
   }
   if (plan.adopt) {
     desired = desiredMemberObject(fo, interpreter, key, cluster, &share, options_.hostId, true,
-                                  nullptr, rules);
+                                  nullptr, *rules);
     if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
   }
   if (!ns.empty()) {

@@ -47,6 +47,7 @@ class OverrideSyncTest : public testing::MemberReconcilerTest {
   json::object federatedConfigMap() {
     auto fo = testing::parseObject(R"({"apiVersion": "flotilla.io/v1alpha1",
       "kind": "FederatedObject", "metadata": {"name": "settings-configmap",
+                                              "labels": {"app": "web"},
                                               "finalizers": ["flotilla.io/cleanup"]},
       "spec": {"template": {"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "settings", "labels": {"app": "web"}},
@@ -128,12 +129,13 @@ spec:
   policies.set = {};
   ASSERT_TRUE(controller()->reconcile(key("settings-configmap")));
   const auto reverted = memberObject(kConfigMaps, "settings");
-  EXPECT_EQ(u::find(reverted, {"metadata", "labels", "tier"}), nullptr) << json::serialize(reverted);
+  EXPECT_EQ(u::find(reverted, {"metadata", "labels", "tier"}), nullptr)
+      << json::serialize(reverted);
   EXPECT_EQ(annotation(reverted, override::kAppliedOverridesAnnotation), "");
   EXPECT_EQ(u::stringAt(reverted, {"metadata", "labels", "app"}), "web");
   caughtUp(*fos, "settings-configmap");
-  EXPECT_FALSE(clusterStatus(res::kFederatedObjects, "settings-configmap")
-                   .contains("appliedOverrides"));
+  EXPECT_FALSE(
+      clusterStatus(res::kFederatedObjects, "settings-configmap").contains("appliedOverrides"));
 }
 
 // A ClusterOverridePolicy sets the registry, the namespace's OverridePolicy the tag; both reach

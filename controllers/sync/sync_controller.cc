@@ -93,12 +93,14 @@ SyncController::SyncController(kube::RestClient& host, boost::asio::any_io_execu
 
 void SyncController::watch(kube::Controller& controller, kube::SharedInformer& federatedDeployments,
                            kube::SharedInformer& bindings, kube::SharedInformer& clusters) {
-  // The template (generation), overrides and deletion of the FederatedDeployment.
+  // The template (generation), overrides and deletion of the FederatedDeployment; its labels
+  // (the source's: what OverridePolicies select).
   controller.watch(federatedDeployments, kube::mapToSelf(),
                    kube::Predicate{nullptr,
                                    [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
                                      return kube::generationChanged().update(a, b) ||
                                             kube::annotationsChanged().update(a, b) ||
+                                            kube::labelsChanged().update(a, b) ||
                                             deleting(*a) != deleting(*b);
                                    },
                                    nullptr});
@@ -199,19 +201,50 @@ override::PolicySet SyncController::overridesSelecting(const json::object& feder
   return override::selecting(options_.overrides->forNamespace(workload.ns), workload);
 }
 
-std::vector<override::RuleRef> SyncController::overrideRules(const override::PolicySet& selected,
-                                                             const std::string& cluster) {
-  if (selected.empty()) return {};
+api::Result<std::vector<override::RuleRef>> SyncController::overrideRules(
+    const override::PolicySet& selected, const std::string& cluster) {
+  if (selected.empty()) return std::vector<override::RuleRef>{};
+  // (Sending the copy without the rules would revert them there without a word.)
   const auto fc = informers_.clusters.store().get(cluster);
-  if (!fc) return {};  // (a cluster not registered is not synced to)
+  if (!fc)
+    return api::Error{api::reason::kNotFound,
+                      404,
+                      "cluster " + cluster +
+                          " is not registered: its OverridePolicy rules cannot "
+                          "be resolved",
+                      {}};
   auto decoded = decodedClusters_.get(fc);
-  if (!decoded) return {};
+  if (!decoded)
+    return api::Error{api::reason::kInvalid,
+                      422,
+                      "cluster " + cluster + " cannot be read for its OverridePolicy rules: " +
+                          decoded.error().message,
+                      {}};
   return override::rulesFor(selected, **decoded);
 }
 
 void SyncController::watchOverrides(kube::Controller& controller,
                                     kube::SharedInformer& overridePolicies,
-                                    kube::SharedInformer& clusterOverridePolicies) {
+                                    kube::SharedInformer& clusterOverridePolicies,
+                                    kube::SharedInformer& clusters) {
+  // (The bindings' index by cluster is kept by watch() and watchClusterObjects().)
+  controller.watch(
+      clusters,
+      [this](const kube::ObjectPtr& fc) {
+        std::vector<std::string> keys;
+        for (const auto* bindings : {&informers_.bindings, informers_.clusterBindings})
+          if (bindings)
+            for (const auto& rb :
+                 bindings->store().byIndex(kBindingsByClusterIndex, kube::objectKey(*fc)))
+              keys.push_back(kube::objectKey(*rb));
+        return keys;
+      },
+      kube::Predicate{nullptr,
+                      [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+                        return kube::labelsChanged().update(a, b) ||
+                               kube::generationChanged().update(a, b);
+                      },
+                      nullptr});
   // What a policy reaches: FederatedDeployments and FederatedObjects (an OverridePolicy's in its
   // namespace), and ClusterFederatedObjects (a ClusterOverridePolicy's only).
   auto keysOf = [this](const api::OverridePolicySpec& spec, const std::string& ns) {
@@ -271,9 +304,11 @@ ClusterOutcome SyncController::syncCluster(const api::FederatedDeployment& fd,
     retry->soon = true;
     return fail(kUndecided, "no connection to " + cluster + " yet");
   }
+  const auto rules = overrideRules(overrides, cluster);
+  if (!rules) return fail(propagation::kUpdateFailed, rules.error().message);
   override::OverrideResult overridden;
-  auto desired = desiredMemberDeployment(fd, key, cluster, replicas, options_.hostId,
-                                         overrideRules(overrides, cluster), &overridden);
+  auto desired =
+      desiredMemberDeployment(fd, key, cluster, replicas, options_.hostId, *rules, &overridden);
   if (!desired) return fail(propagation::kUpdateFailed, desired.error().message);
   // Overriders that do not apply here are said in the cluster's entry (docs/design.md §14).
   for (const auto& skipped : overridden.skipped)
@@ -538,9 +573,9 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   }
   const SyncPlan plan = planSync(input);
   // Its followers first on a cluster it is not on yet (docs/design.md §12).
-  const auto gate = gateOf(*rbObject, {options_.followers, &informers_.bindings,
-                                       informers_.clusterBindings, options_.sourceOf,
-                                       options_.missingGrace, options_.wallClock()});
+  const auto gate =
+      gateOf(*rbObject, {options_.followers, &informers_.bindings, informers_.clusterBindings,
+                         options_.sourceOf, options_.missingGrace, options_.wallClock()});
 
   const override::PolicySet overrides = overridesSelecting(*fdObject);
   Retry retry;
@@ -558,14 +593,14 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
           break;
         }
         outcomes.push_back(syncCluster(*fd, key, action.cluster, action.replicas,
-                                       gate && gate->autoscaledOn.count(action.cluster),
-                                       overrides, &retry));
+                                       gate && gate->autoscaledOn.count(action.cluster), overrides,
+                                       &retry));
         break;
       case SyncStep::kHold: {
         // Not a target any more, but its replicas are needed until the move completes.
-        auto outcome = syncCluster(*fd, key, action.cluster, action.replicas,
-                                   gate && gate->autoscaledOn.count(action.cluster), overrides,
-                                   &retry);
+        auto outcome =
+            syncCluster(*fd, key, action.cluster, action.replicas,
+                        gate && gate->autoscaledOn.count(action.cluster), overrides, &retry);
         outcome.target = false;
         if (outcome.propagation == propagation::kOK) {
           outcome.held = true;

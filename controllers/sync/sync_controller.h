@@ -87,9 +87,12 @@ class SyncController final : public kube::Reconciler {
                            kube::SharedInformer& clusterFederatedObjects,
                            kube::SharedInformer& clusterBindings, kube::SharedInformer& clusters);
   // An OverridePolicy or ClusterOverridePolicy created, edited or deleted: the federated objects
-  // it selects (before and after the change) are synced again, which applies or reverts it.
+  // it selects (before and after the change) are synced again, which applies or reverts it. A
+  // cluster's labels or spec (region, zone, provider) changed: what is bound there is synced
+  // again (a rule's targetCluster may select it now, or no longer).
   void watchOverrides(kube::Controller& controller, kube::SharedInformer& overridePolicies,
-                      kube::SharedInformer& clusterOverridePolicies);
+                      kube::SharedInformer& clusterOverridePolicies,
+                      kube::SharedInformer& clusters);
 
  private:
   // What a failed cluster asks of the reconcile: `soon`, a retry after retryNotReady (the
@@ -115,8 +118,8 @@ class SyncController final : public kube::Reconciler {
   // The OverridePolicies that select the object of `federated` (a FederatedDeployment or
   // FederatedObject as cached), and their rules for one cluster (none when it is not known).
   override::PolicySet overridesSelecting(const boost::json::object& federated) const;
-  std::vector<override::RuleRef> overrideRules(const override::PolicySet& selected,
-                                               const std::string& cluster);
+  api::Result<std::vector<override::RuleRef>> overrideRules(const override::PolicySet& selected,
+                                                            const std::string& cluster);
   // Removes Flotilla's marks from `live`, a member copy of a kind kept on members (`why`) that
   // its binding no longer places there; nullopt when done (or it is gone), else the error.
   std::optional<std::string> release(MemberConnection& member, const kube::ResourceId& resource,
