@@ -264,25 +264,9 @@ int runExplain(const Args& args, std::istream& stdinStream, std::ostream& out, s
     return 2;
   }
   ExplainInputs in;
-  for (const auto& file : files) {
-    auto content = readInput(file, stdinStream);
-    if (!content) {
-      err << "error: " << content.error().message << "\n";
-      return 1;
-    }
-    auto docs = api::parseManifests(*content);
-    if (!docs) {
-      err << "error: " << file << ": " << docs.error().message << "\n";
-      return 1;
-    }
-    for (const auto& doc : *docs) {
-      std::string problem = collectForExplain(doc.value, in);
-      if (!problem.empty()) {
-        err << "error: " << file << " (document " << doc.index << "): " << problem << "\n";
-        return 1;
-      }
-    }
-  }
+  if (!readManifests(files, stdinStream, err,
+                     [&in](const json::value& doc) { return collectForExplain(doc, in); }))
+    return 1;
   if (!in.object) {
     err << "error: no object given (a Deployment, a FederatedDeployment, a FederatedObject or "
            "another kind's object)\n";

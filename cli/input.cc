@@ -1,8 +1,12 @@
 #include "cli/input.h"
 
+#include <boost/json/value.hpp>
 #include <fstream>
 #include <istream>
 #include <iterator>
+#include <ostream>
+
+#include "api/yaml.h"
 
 namespace flotilla::cli {
 
@@ -22,6 +26,30 @@ api::Result<std::string> readInput(const std::string& path, std::istream& in) {
       return api::badRequest(path + ": input is larger than 16 MiB");
   }
   return api::Result<std::string>(boost::system::in_place_value, std::move(text));
+}
+
+bool readManifests(const std::vector<std::string>& files, std::istream& in, std::ostream& err,
+                   const std::function<std::string(const boost::json::value&)>& collect) {
+  for (const auto& file : files) {
+    auto text = readInput(file, in);
+    if (!text) {
+      err << "error: " << text.error().message << "\n";
+      return false;
+    }
+    auto docs = api::parseManifests(*text);
+    if (!docs) {
+      err << "error: " << file << ": " << docs.error().message << "\n";
+      return false;
+    }
+    for (const auto& doc : *docs) {
+      const std::string problem = collect(doc.value);
+      if (!problem.empty()) {
+        err << "error: " << file << " (document " << doc.index << "): " << problem << "\n";
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace flotilla::cli

@@ -236,25 +236,9 @@ int runSchedule(const Args& args, std::istream& stdinStream, std::ostream& out, 
     return 2;
   }
   Inputs in;
-  for (const auto& file : files) {
-    auto text = readInput(file, stdinStream);
-    if (!text) {
-      err << "error: " << text.error().message << "\n";
-      return 1;
-    }
-    auto docs = api::parseManifests(*text);
-    if (!docs) {
-      err << "error: " << file << ": " << docs.error().message << "\n";
-      return 1;
-    }
-    for (const auto& doc : *docs) {
-      std::string problem = collect(doc.value, in);
-      if (!problem.empty()) {
-        err << "error: " << file << " (document " << doc.index << "): " << problem << "\n";
-        return 1;
-      }
-    }
-  }
+  if (!readManifests(files, stdinStream, err,
+                     [&in](const json::value& doc) { return collect(doc, in); }))
+    return 1;
   if (!in.policy) {
     err << "error: no PropagationPolicy or ClusterPropagationPolicy given\n";
     return 1;

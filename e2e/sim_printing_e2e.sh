@@ -143,7 +143,7 @@ check_headers() {  # KIND NORMAL WIDE
   expect_eq "kubectl get $1 -o wide" "$(header "$1" -n print -o wide)" "$3"
 }
 # Pods and ReplicaSets exist once the deployment controller ran.
-eventually 20 test -n "$(kubectl get pods -n print -o name 2>/dev/null)" ||
+eventually 60 test -n "$(kubectl get pods -n print -o name 2>/dev/null)" ||
   e2e_fail "the deployment got no pods"
 
 check_headers namespaces "NAME STATUS AGE" "NAME STATUS AGE"
@@ -176,9 +176,9 @@ row() {
     sed -E 's/(^| )[0-9]+[smhdy]([0-9]+[smhdy])?( |$)/\1AGE\3/'
 }
 deployment_ready() { [[ $(row deployment web -n print) == "web 1/1 1 1 AGE" ]]; }
-eventually 20 deployment_ready || e2e_fail "deployment row: $(row deployment web -n print)"
+eventually 60 deployment_ready || e2e_fail "deployment row: $(row deployment web -n print)"
 pod_running() { [[ $(row pods -n print) == web-*" 1/1 Running 0 AGE" ]]; }
-eventually 20 pod_running || e2e_fail "pod row: $(row pods -n print)"
+eventually 60 pod_running || e2e_fail "pod row: $(row pods -n print)"
 expect_contains "pod wide: IP and node" "$(row pods -n print -o wide)" " node-1 <none> <none>"
 expect_contains "deployment wide" "$(row deployment web -n print -o wide)" \
   "web 1/1 1 1 AGE web nginx:1.25 app=web"
