@@ -97,7 +97,7 @@ run: deps $(BUILD_DIR)/build.ninja ## Run the demo scenario (see README); builds
 
 FUZZ_DIR  ?= build-fuzz
 FUZZ_TIME ?= 60
-FUZZ_TARGETS := json_codec quantity yaml patch watch_decoder kubeconfig kube_response extender admission sim_request
+FUZZ_TARGETS ?= json_codec quantity yaml patch watch_decoder kubeconfig kube_response extender admission sim_request override
 
 fuzz: deps ## libFuzzer (clang) on every decoder, FUZZ_TIME seconds each (docs/fuzzing.md)
 	@[ -f $(FUZZ_DIR)/build.ninja ] || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja \
