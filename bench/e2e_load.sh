@@ -13,11 +13,15 @@
 #          [--build DIR] [-- OPERATOR_FLAGS...]
 #   --app: each workload is an application (its Deployment reads 2 ConfigMaps and a Secret, a
 #   Service selects its pods; the policies select only the Deployments): writes per application.
+#   The last line, `bench_result: {...}`, holds the per-binding figures as one JSON object
+#   (stable keys, for scripts and for comparing runs).
+#   --guard FILE: fails (exit 3) when a figure exceeds its limit in FILE (bench/guard.json: gross
+#   regressions only, never timing: writes per binding, restart and steady-state writes).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
 MEMBERS=10 WORKLOADS=1000 CLIENTS=8 NODES=20 VERIFY="" KEEP="" HOST_KC="" MEMBER_KCS="" CEILING=5
-NO_READY="" APP=""
+NO_READY="" APP="" GUARD=""
 TIMEOUT=""  # seconds for the load to converge; default 600, or 0.2 s per workload when more
 OPERATOR_FLAGS=()
 while (($#)); do
@@ -32,11 +36,12 @@ while (($#)); do
     --app) APP=1; shift ;;  # each workload an application: a Deployment, 2 ConfigMaps, a Secret, a Service
     --no-ready) NO_READY=1; shift ;;  # members without kubelets (control planes only) run no pods
     --keep) KEEP=1; shift ;;
+    --guard) GUARD=$(realpath "$2"); shift 2 ;;
     --host-kubeconfig) HOST_KC=$2; shift 2 ;;
     --member-kubeconfigs) MEMBER_KCS=$2; shift 2 ;;
     --build) BUILD=$(realpath "$2"); shift 2 ;;
     --) shift; OPERATOR_FLAGS=("$@"); break ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e2e_load.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -277,7 +282,8 @@ if [[ -z $VERIFY ]]; then  # (not in the make-test smoke: 20 s of CI)
   w0=$(steady_writes)
   host_write_lines | by_resource >"$WORK/steady-0"
   sleep 20  # (a measurement window, not a wait for a condition)
-  echo "steady_host_writes_20s: $(($(steady_writes) - w0)) (FederatedCluster heartbeats apart)"
+  STEADY_WRITES=$(($(steady_writes) - w0))
+  echo "steady_host_writes_20s: $STEADY_WRITES (FederatedCluster heartbeats apart)"
   host_write_lines | by_resource >"$WORK/steady-1"
   join -a 2 "$WORK/steady-0" "$WORK/steady-1" 2>/dev/null |
     awk '!/^federatedclusters\/status:/ { d = (NF == 3 ? $3 - $2 : $2); if (d > 0) printf "steady_host_writes_20s_by: %s %d\n", $1, d }'
@@ -313,8 +319,10 @@ heartbeats=$(awk 'NR == FNR {was[$1] = $NF; next}
   /resource="federatedclusters"/ && /subresource="status"/ && /verb="PUT"/ {s += $NF - was[$1]} END {print s + 0}' \
   "$WORK/writes-before-restart" "$WORK/writes-after-restart")
 if cluster_state | cmp -s - "$WORK/clusters-before-restart"; then
-  echo "restart_host_writes_besides_cluster_heartbeats: $((restart_writes - heartbeats)) ($heartbeats FederatedCluster status writes changed only lastProbeTime, refreshed once a minute)"
+  RESTART_WRITES=$((restart_writes - heartbeats))
+  echo "restart_host_writes_besides_cluster_heartbeats: $RESTART_WRITES ($heartbeats FederatedCluster status writes changed only lastProbeTime, refreshed once a minute)"
 else
+  RESTART_WRITES=$restart_writes
   echo "restart_host_writes_besides_cluster_heartbeats: $restart_writes (a FederatedCluster's status changed in substance)"
 fi
 # Which ones, if any (resource, verb, code).
@@ -325,4 +333,41 @@ awk 'NR == FNR {was[$1] = $NF; next} $NF != was[$1] {
     match($0, /code="[^"]*"/); c = substr($0, RSTART + 6, RLENGTH - 7)
     print "restart_host_writes_detail: " v " " r (sub_ == "" ? "" : "/" sub_) " " c ": " $NF - was[$1]
   }' "$WORK/writes-before-restart" "$WORK/writes-after-restart"
+# One line for scripts: the figures per binding, as one JSON object (keys stable; null: not
+# measured in this run).
+field() { awk -v k="$1" '$1 == k ":" {print $2; exit}' "$WORK/client.out"; }
+num() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]] && echo "$1" || echo null; }
+result=$(printf '{"members": %d, "workloads": %d, "app": %s, "scheduled_per_s": %s, "fully_applied_per_s": %s, "host_writes_per_binding": %s, "host_writes_per_binding_without_events": %s, "member_writes_per_binding": %s, "operator_cpu_ms_per_binding": %s, "host_cpu_ms_per_binding": %s, "members_cpu_ms_per_binding": %s, "operator_kb_per_binding": %s, "scheduling_p50_ms": %s, "scheduling_p99_ms": %s, "steady_host_writes_20s": %s, "restart_host_writes_besides_heartbeats": %s}' \
+  "$MEMBERS" "$WORKLOADS" "$([[ -n $APP ]] && echo true || echo false)" \
+  "$(num "$(field scheduled_per_s)")" "$(num "$(field fully_applied_per_s)")" \
+  "$(num "$(field host_writes_per_binding)")" "$(num "$(field host_writes_per_binding_without_events)")" \
+  "$(num "$(awk -v n="$WORKLOADS" '$1 == "member_writes:" {printf "%.2f", $2 / n; exit}' "$WORK/client.out")")" \
+  "$(num "$(echo "scale=2; $cpu_op * 1000 / $WORKLOADS" | bc)")" "$(num "$(echo "scale=2; $cpu_host * 1000 / $WORKLOADS" | bc)")" \
+  "$(num "$(echo "scale=2; $cpu_members * 1000 / $WORKLOADS" | bc)")" \
+  "$(num "$(((rss - rss_idle) / WORKLOADS))")" "$(num "$p50")" "$(num "$p99")" \
+  "$(num "${STEADY_WRITES:-}")" "$(num "${RESTART_WRITES:-}")")
+echo "bench_result: $result"
+if [[ -n $GUARD ]]; then
+  # Each limit in the guard file: {"figure": max, ...}; a figure over its limit fails the run.
+  over=$(python3 - "$GUARD" "$result" <<'PY'
+import json, sys
+limits = json.load(open(sys.argv[1]))
+result = json.loads(sys.argv[2])
+for key, limit in limits.items():
+    if key.startswith("_"):
+        continue
+    value = result.get(key)
+    if value is None:
+        print(f"{key}: not measured (limit {limit})")
+    elif value > limit:
+        print(f"{key}: {value} > {limit}")
+PY
+  )
+  if [[ -n $over ]]; then
+    echo "bench guard ($GUARD) failed:" >&2
+    echo "$over" | sed 's/^/  /' >&2
+    exit 3
+  fi
+  echo "bench guard: every figure within $GUARD"
+fi
 exit $code
