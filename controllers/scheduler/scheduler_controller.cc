@@ -103,11 +103,17 @@ void SchedulerController::watch() {
     // Every binding seen for the first time (created, or listed after a restart) gets one look:
     // decideSchedule finds nothing to do for those already scheduled (no write), and catches
     // those whose clusters failed while no operator was watching.
+    // Read in place, not decoded: every binding event of the fleet comes through here.
     bindings.onAdd = [this](const kube::ObjectPtr& o) {
-      auto rb = fromObject<api::ResourceBinding>(o);
-      if (rb && !rb->metadata.deletionTimestamp) queue_.add(kube::objectKey(*o), rb->spec.priority);
+      if (api::unstructured::find(*o, {"metadata", "deletionTimestamp"})) return;
+      const auto priority = api::unstructured::intAt(*o, {"spec", "priority"});
+      queue_.add(kube::objectKey(*o), static_cast<int32_t>(priority.value_or(0)));
     };
     bindings.onUpdate = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+      // Most updates are status writes (the sync's, the status controller's, this scheduler's
+      // own): with the spec (generation), the deletion and the auto-migration estimates as they
+      // were, no scheduling input changed (triggers.h), and nothing needs decoding.
+      if (!schedulingInputsMayDiffer(*before, *after)) return;
       auto a = fromObject<api::ResourceBinding>(before);
       auto b = fromObject<api::ResourceBinding>(after);
       if (a && b && (schedulingInputsChanged(*a, *b) || observedGenerationLeftBehind(*a, *b)))

@@ -1,6 +1,7 @@
 #include "controllers/scheduler/triggers.h"
 
 #include "api/conditions.h"
+#include "api/unstructured.h"
 #include "scheduler/schedule_type.h"
 
 namespace flotilla::controllers::scheduler {
@@ -27,6 +28,17 @@ bool schedulingInputsChanged(const api::ResourceBinding& before,
                              const api::ResourceBinding& after) {
   if (after.metadata.deletionTimestamp) return false;
   return fs::recordFor(before) != fs::recordFor(after);
+}
+
+bool schedulingInputsMayDiffer(const boost::json::object& before,
+                               const boost::json::object& after) {
+  namespace u = api::unstructured;
+  if (u::intAt(before, {"metadata", "generation"}) != u::intAt(after, {"metadata", "generation"}))
+    return true;
+  const auto* a = u::find(before, {"status", "autoMigration"});
+  const auto* b = u::find(after, {"status", "autoMigration"});
+  if ((a == nullptr) != (b == nullptr)) return true;
+  return a && *a != *b;
 }
 
 bool observedGenerationLeftBehind(const api::ResourceBinding& before,

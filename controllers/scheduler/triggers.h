@@ -13,6 +13,12 @@ namespace flotilla::controllers::scheduler {
 // annotation writes and label edits do not.
 bool schedulingInputsChanged(const api::ResourceBinding& before, const api::ResourceBinding& after);
 
+// Whether an update may change what the two functions above look at: the binding's generation
+// (its spec) or its status.autoMigration (the estimates). Read on the cached JSON without
+// decoding: most binding updates are status writes, and every one of the fleet comes here.
+bool schedulingInputsMayDiffer(const boost::json::object& before,
+                               const boost::json::object& after);
+
 // A spec change the scheduler does not schedule on (a follower's spec.requiredBy) left a placed
 // binding's schedulerObservedGeneration behind: the scheduler observes it again, else the sync
 // controller would take the placement for one not written yet and never remove anything.
