@@ -62,7 +62,12 @@ finish() {
     kubectl delete namespace "$NS" --timeout=120s >/dev/null 2>&1 ||
       echo "note: namespace $NS is not gone yet (kubectl get ns $NS)" >&2
   fi
-  [[ -n $OP_PID ]] && kill -9 "$OP_PID" 2>/dev/null
+  # A clean stop releases the leader Lease: the next run on an existing host does not wait the
+  # lease duration (15 s) before its operator leads.
+  if [[ -n $OP_PID ]] && kill -TERM "$OP_PID" 2>/dev/null; then
+    for _ in $(seq 100); do kill -0 "$OP_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$OP_PID" 2>/dev/null
+  fi
   [[ -z $HOST_KC ]] && "$SIM" down --dir "$WORK/fleet" >/dev/null 2>&1
   if [[ -n $KEEP ]]; then echo "work dir: $WORK"; else rm -rf "$WORK"; fi
 }

@@ -266,7 +266,11 @@ int main(int argc, char** argv) {
   ctl::cluster::ClusterController clusterController(manager->client(), manager->executor(),
                                                     *clusters, members, recorder, clusterOptions);
   auto& clusterLoop = manager->addController("cluster", clusterController, controllerOptions());
-  clusterLoop.watch(*clusters);
+  // Its own status writes (heartbeats, resource summaries) bring no reconcile: the next one is
+  // the probe period's requeue or a member's nodes/pods event (docs/performance.md, round 2).
+  clusterLoop.watch(*clusters, kube::mapToSelf(),
+                    kube::anyOf({kube::generationChanged(), kube::labelsChanged(),
+                                 kube::annotationsChanged(), kube::deletionChanged()}));
 
   // Reserved namespaces (docs/security.md, M5): a ClusterPropagationPolicy never federates the
   // operator's own namespace, and kube-* and default only when it names them.
@@ -299,8 +303,7 @@ int main(int argc, char** argv) {
   // What workloads use follows them (docs/design.md §12): worked out from the caches on demand.
   sources.addIndex({"v1", "Service"}, ctl::dependencies::kSelectorIndex,
                    ctl::dependencies::selectorIndexValues);
-  const ctl::KindKey crdKind{ctl::dependencies::kCrdKind.first,
-                                       ctl::dependencies::kCrdKind.second};
+  const ctl::KindKey crdKind{ctl::dependencies::kCrdKind.first, ctl::dependencies::kCrdKind.second};
   sources.addIndex(crdKind, ctl::dependencies::kCrdIndex, ctl::dependencies::crdIndexValues);
   for (const auto& [apiVersion, kind] : ctl::dependencies::kNamingKinds)
     sources.addIndex({apiVersion, kind}, ctl::dependencies::kFollowsIndex,
@@ -344,10 +347,11 @@ int main(int argc, char** argv) {
          auto informer = sources.get(crdKind, "");
          return informer ? informer->store().get(name) : nullptr;
        },
-       .synced = [&sources, crdKind] {
-         auto informer = sources.get(crdKind, "");
-         return !informer || informer->hasSynced();
-       }},
+       .synced =
+           [&sources, crdKind] {
+             auto informer = sources.get(crdKind, "");
+             return !informer || informer->hasSynced();
+           }},
       {.named = [&sources](const ctl::dependencies::Dependency& d) -> kube::ObjectPtr {
          auto informer = sources.get({d.apiVersion, d.kind}, d.ns);
          return informer ? informer->store().get(d.ns + "/" + d.name) : nullptr;
@@ -357,8 +361,8 @@ int main(int argc, char** argv) {
              std::vector<ctl::dependencies::Dependency> out;
              for (const auto& [apiVersion, kind] : ctl::dependencies::kNamingKinds)
                if (auto informer = sources.get({apiVersion, kind}, ns))
-                 for (const auto& o : informer->store().byIndex(ctl::dependencies::kFollowsIndex,
-                                                                target))
+                 for (const auto& o :
+                      informer->store().byIndex(ctl::dependencies::kFollowsIndex, target))
                    out.push_back(ctl::dependencies::Dependency{
                        apiVersion, kind, ns,
                        flotilla::api::unstructured::stringAt(*o, {"metadata", "name"}), false});
@@ -439,8 +443,8 @@ int main(int argc, char** argv) {
   ctl::MemberEvents memberEvents;
   // A member's nodes and pods change in bursts (a rollout is hundreds of pod events): they bring
   // its resources to be re-summarized once per kResourcesCoalesce, not once per event (Karmada
-  // refreshes cluster status every 10 s). The controller's own status write brings one more
-  // reconcile, so under constant churn a cluster is summarized about twice a second.
+  // refreshes cluster status every 10 s): under constant churn a cluster is summarized about once
+  // a second.
   memberEvents.nodesOrPodsChanged = [&clusterLoop](const std::string& cluster) {
     clusterLoop.queue().addAfter(cluster, kResourcesCoalesce);
   };
@@ -499,7 +503,7 @@ int main(int argc, char** argv) {
     // the policies select); the template access reviews are for their other authors.
     wo.trustedUsers = {options.operatorUser()};
     webhookServer = std::make_unique<webhooks::WebhookServer>(wo, clusterView, &accessReviewer,
-                                                               &accessReviewer);
+                                                              &accessReviewer);
     if (auto started = webhookServer->start(); !started) {
       std::cerr << "flotilla-operator: " << started.error().message
                 << " (--enable-webhooks=false runs without admission webhooks)\n";
@@ -528,10 +532,9 @@ int main(int argc, char** argv) {
   // The informers are the manager's (its factory holds them): drop ours so that they go with it,
   // while its I/O context still exists.
   sources.stopAll();
-  for (auto* informer :
-       {&clusters, &policies, &clusterPolicies, &federated, &bindings, &profiles, &extenders,
-        &deployments, &federatedObjects, &clusterFederatedObjects, &clusterBindings,
-        &overridePolicies, &clusterOverridePolicies})
+  for (auto* informer : {&clusters, &policies, &clusterPolicies, &federated, &bindings, &profiles,
+                         &extenders, &deployments, &federatedObjects, &clusterFederatedObjects,
+                         &clusterBindings, &overridePolicies, &clusterOverridePolicies})
     informer->reset();
   manager.reset();
   spdlog::info("flotilla-operator stopped (exit {})", code);

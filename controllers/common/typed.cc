@@ -11,9 +11,8 @@ const kube::ResourceId kClusterPropagationPolicies{
     "flotilla.io", "v1alpha1", "clusterpropagationpolicies", false, "ClusterPropagationPolicy"};
 const kube::ResourceId kOverridePolicies{"flotilla.io", "v1alpha1", "overridepolicies", true,
                                          "OverridePolicy"};
-const kube::ResourceId kClusterOverridePolicies{"flotilla.io", "v1alpha1",
-                                                "clusteroverridepolicies", false,
-                                                "ClusterOverridePolicy"};
+const kube::ResourceId kClusterOverridePolicies{
+    "flotilla.io", "v1alpha1", "clusteroverridepolicies", false, "ClusterOverridePolicy"};
 const kube::ResourceId kFederatedDeployments{"flotilla.io", "v1alpha1", "federateddeployments",
                                              true, "FederatedDeployment"};
 const kube::ResourceId kResourceBindings{"flotilla.io", "v1alpha1", "resourcebindings", true,
@@ -48,6 +47,11 @@ bool sameStatus(const boost::json::object& object, const boost::json::value& sta
   const auto& a = current && !current->is_null() ? *current : kEmpty;
   const auto& b = status.is_null() ? kEmpty : status;
   return a == b;
+}
+
+bool hasStatus(const boost::json::object& object) {
+  const auto* status = object.if_contains("status");
+  return status && status->is_object() && !status->as_object().empty();
 }
 
 }  // namespace flotilla::controllers

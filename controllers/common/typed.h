@@ -75,6 +75,8 @@ boost::json::object involved(const T& value) {
 // Whether `object`'s status already is `status`. An absent status and an empty one are the same
 // (the codec omits empty fields), so a status with nothing to say is never written.
 bool sameStatus(const boost::json::object& object, const boost::json::value& status);
+// The object carries a non-empty status.
+bool hasStatus(const boost::json::object& object);
 
 // A write that lost a race (409 Conflict: the cache was behind) is retried quietly with the
 // key's backoff, reading the fresh object; other errors are reported.

@@ -34,6 +34,36 @@ std::optional<api::ResourceBindingStatus> repairedStatus(
   return repaired;
 }
 
+std::optional<api::ResourceBindingStatus> firstPlacementStatus(const api::ResourceBinding& rb,
+                                                               api::Clock::time_point now) {
+  if (rb.spec.clusters.empty() || api::findCondition(rb.status.conditions, "Scheduled"))
+    return std::nullopt;
+  const auto it = rb.metadata.annotations.find(fs::kScheduleRecordAnnotation);
+  if (it == rb.metadata.annotations.end()) return std::nullopt;
+  const auto record = fs::decodeRecord(it->second);
+  if (!record) return std::nullopt;
+  return repairedStatus(rb, record, now);
+}
+
+void mergeSchedulerStatus(api::ResourceBindingStatus& into,
+                          const api::ResourceBindingStatus& scheduler) {
+  into.schedulerObservedGeneration = scheduler.schedulerObservedGeneration;
+  into.lastScheduledTime = scheduler.lastScheduledTime;
+  into.lastScheduleType = scheduler.lastScheduleType;
+  into.placementSummary = scheduler.placementSummary;
+  into.diagnosis = scheduler.diagnosis;
+  if (const auto* c = api::findCondition(scheduler.conditions, "Scheduled")) {
+    bool found = false;
+    for (auto& existing : into.conditions) {
+      if (existing.type == "Scheduled") {
+        existing = *c;
+        found = true;
+      }
+    }
+    if (!found) into.conditions.push_back(*c);
+  }
+}
+
 std::optional<nanoseconds> graceLeft(const api::ResourceBinding& rb,
                                      const std::vector<api::FederatedCluster>& fleet,
                                      nanoseconds notReadyFor, api::Clock::time_point now) {

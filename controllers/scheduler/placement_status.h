@@ -22,6 +22,19 @@ std::optional<api::ResourceBindingStatus> repairedStatus(
     const api::ResourceBinding& rb, const std::optional<flotilla::scheduler::ScheduleRecord>& last,
     api::Clock::time_point now);
 
+// The status a binding's first placement gets, for the binding's first status pass to carry (the
+// scheduler leaves that write to it: SchedulerControllerOptions::firstStatusGrace): the repaired
+// status when the scheduler placed it (its schedule record is there) and no Scheduled condition
+// was ever written; nullopt otherwise. A binding that ever had a Scheduled condition, False
+// included, is never touched: only the scheduler says what a later schedule decided.
+std::optional<api::ResourceBindingStatus> firstPlacementStatus(const api::ResourceBinding& rb,
+                                                               api::Clock::time_point now);
+
+// Copies the scheduler's fields (schedulerObservedGeneration, lastScheduledTime, lastScheduleType,
+// placementSummary, diagnosis, the Scheduled condition) from `scheduler` into `into`.
+void mergeSchedulerStatus(api::ResourceBindingStatus& into,
+                          const api::ResourceBindingStatus& scheduler);
+
 // The soonest moment a target cluster that is not Ready runs out of the policy's grace
 // (`notReadyFor`, counted from its Ready condition's last transition): no cluster event will come
 // to say so, so the binding is looked at again then. nullopt when no target is waiting.

@@ -22,6 +22,47 @@ api::ResourceBinding placed(int64_t generation, int64_t observed, const char* sc
   return rb;
 }
 
+// The first placement's status, carried by the binding's first status pass: only for a binding
+// the scheduler placed (its record is there) that never had a Scheduled condition.
+TEST(FirstPlacementStatus, OnlyAFirstPlacementNeverDescribed) {
+  flotilla::scheduler::ScheduleRecord record;
+  record.type = "FirstSchedule";
+  auto first = placed(2, 0, nullptr);
+  first.status.lastScheduledTime.clear();
+  first.metadata.annotations[flotilla::scheduler::kScheduleRecordAnnotation] =
+      flotilla::scheduler::encodeRecord(record);
+  const auto carried = firstPlacementStatus(first, kNow);
+  ASSERT_TRUE(carried);
+  EXPECT_EQ(carried->schedulerObservedGeneration, 2);
+  EXPECT_EQ(carried->placementSummary, "member1=2 member2=1");
+  EXPECT_EQ(carried->lastScheduleType, "FirstSchedule");
+  EXPECT_EQ(carried->lastScheduledTime, api::formatRfc3339(kNow));
+  const auto* scheduled = api::findCondition(carried->conditions, "Scheduled");
+  ASSERT_TRUE(scheduled);
+  EXPECT_EQ(scheduled->status, "True");
+  EXPECT_EQ(scheduled->observedGeneration, 2);
+
+  // Merged into another writer's status: the scheduler's fields, nothing else changed.
+  api::ResourceBindingStatus sync;
+  api::setCondition(sync.conditions, "FullyApplied", "True", "FullyAppliedSuccess", "", 2,
+                    api::formatRfc3339(kNow));
+  mergeSchedulerStatus(sync, *carried);
+  EXPECT_EQ(sync.conditions.size(), 2u);
+  EXPECT_EQ(sync.placementSummary, "member1=2 member2=1");
+  EXPECT_TRUE(api::findCondition(sync.conditions, "FullyApplied"));
+
+  auto said = first;  // the scheduler already said something (here: False), only it speaks
+  api::setCondition(said.status.conditions, "Scheduled", "False", "Unschedulable", "", 2,
+                    api::formatRfc3339(kNow));
+  EXPECT_EQ(firstPlacementStatus(said, kNow), std::nullopt);
+  auto unrecorded = first;  // not placed by the scheduler
+  unrecorded.metadata.annotations.clear();
+  EXPECT_EQ(firstPlacementStatus(unrecorded, kNow), std::nullopt);
+  auto unplaced = first;
+  unplaced.spec.clusters.clear();
+  EXPECT_EQ(firstPlacementStatus(unplaced, kNow), std::nullopt);
+}
+
 TEST(RepairedStatus, OnlyAPlacementItsStatusDoesNotDescribe) {
   EXPECT_EQ(repairedStatus(placed(3, 3, "True"), std::nullopt, kNow), std::nullopt);
   api::ResourceBinding unplaced;

@@ -12,9 +12,9 @@
 #include "controllers/common/typed.h"
 #include "controllers/scheduler/placement_status.h"
 #include "controllers/scheduler/triggers.h"
+#include "interpreter/interpreter.h"
 #include "scheduler/extender/http_extender_client.h"
 #include "scheduler/scheduler.h"
-#include "interpreter/interpreter.h"
 
 namespace flotilla::controllers::scheduler {
 
@@ -53,21 +53,7 @@ api::Result<bool> applySchedulerStatus(json::object& object,
   auto current = fromObject<api::ResourceBinding>(object);
   if (!current) return current.error();
   api::ResourceBindingStatus next = current->status;
-  next.schedulerObservedGeneration = mine.schedulerObservedGeneration;
-  next.lastScheduledTime = mine.lastScheduledTime;
-  next.lastScheduleType = mine.lastScheduleType;
-  next.placementSummary = mine.placementSummary;
-  next.diagnosis = mine.diagnosis;
-  if (const auto* c = api::findCondition(mine.conditions, "Scheduled")) {
-    bool found = false;
-    for (auto& existing : next.conditions) {
-      if (existing.type == "Scheduled") {
-        existing = *c;
-        found = true;
-      }
-    }
-    if (!found) next.conditions.push_back(*c);
-  }
+  mergeSchedulerStatus(next, mine);
   const json::value status = api::encode(next);
   if (sameStatus(object, status)) return false;
   object["status"] = status;
@@ -335,7 +321,8 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
     policy.clusterNotReadyFor = options_.defaultClusterNotReadyFor;
   fs::FailoverPolicy failover{policy.clusterNotReadyFor, policy.failbackRebalance, {}};
   // A kind whose copies finish (a Job): a cluster whose part finished is not failed over.
-  if (interpreter::Registry::builtIn().of(rb.spec.resource.apiVersion, rb.spec.resource.kind)
+  if (interpreter::Registry::builtIn()
+          .of(rb.spec.resource.apiVersion, rb.spec.resource.kind)
           .finishes())
     for (const auto& item : rb.status.aggregatedStatus)
       if (item.health == "Healthy") failover.finished.insert(item.clusterName);
@@ -407,17 +394,25 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
         if (c.type == "Scheduled") c.observedGeneration = generation;
     }
   }
-  // The scheduler's status fields, applied to a fresh binding if the sync or status controller
-  // wrote in between (the spec above is already written: losing this write would leave a placed
-  // binding without its Scheduled condition).
-  const api::ResourceBindingStatus mine = updated.status;
-  auto written = writeStatus(host_, executor_, bindingResource, latest,
-                             [&mine](json::object& object) -> api::Result<bool> {
-                               return applySchedulerStatus(object, mine);
-                             });
-  if (!written) {
-    log::warn(kName, key, "writing the status failed: " + written.error().message);
-    return Outcome::kError;
+  if (result.ok() && specChanged && decision.type == fs::ScheduleType::kFirst &&
+      options_.firstStatusGrace.count() > 0) {
+    // A first placement: the sync controller's status pass, which this write brings at once,
+    // carries its status (firstPlacementStatus); if none did within the grace, the look then
+    // writes it (repairedStatus above).
+    addAfter(key, rb.spec.priority, options_.firstStatusGrace);
+  } else {
+    // The scheduler's status fields, applied to a fresh binding if the sync or status controller
+    // wrote in between (the spec above is already written: losing this write would leave a
+    // placed binding without its Scheduled condition).
+    const api::ResourceBindingStatus mine = updated.status;
+    auto written = writeStatus(host_, executor_, bindingResource, latest,
+                               [&mine](json::object& object) -> api::Result<bool> {
+                                 return applySchedulerStatus(object, mine);
+                               });
+    if (!written) {
+      log::warn(kName, key, "writing the status failed: " + written.error().message);
+      return Outcome::kError;
+    }
   }
   const double seconds = duration<double>(steady_clock::now() - started).count();
   latency_.observe(seconds);

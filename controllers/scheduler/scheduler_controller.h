@@ -50,6 +50,11 @@ struct SchedulerControllerOptions {
   std::function<api::Clock::time_point()> wallClock = api::Clock::now;
   const api::SteadyClockInterface* clock = nullptr;  // the queue's; default: real steady clock
   std::chrono::nanoseconds defaultClusterNotReadyFor = std::chrono::seconds(60);
+  // A first placement's status (Scheduled, placementSummary, lastScheduledTime) is left to the
+  // binding's next status pass, which the placement brings at once (the sync controller's:
+  // firstPlacementStatus in placement_status.h): one host write where there were two. When no
+  // pass carried it within this grace, the scheduler writes it itself. 0: always itself.
+  std::chrono::nanoseconds firstStatusGrace = std::chrono::seconds(2);
 };
 
 class SchedulerController {

@@ -87,8 +87,7 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
       cs.conditions = s.conditions;
       // What OverridePolicies changed there, as the sync recorded it on the member Deployment.
       const auto& annotations = member->second.metadata.annotations;
-      if (auto a = annotations.find(override::kAppliedOverridesAnnotation);
-          a != annotations.end())
+      if (auto a = annotations.find(override::kAppliedOverridesAnnotation); a != annotations.end())
         cs.appliedOverrides = override::parseAppliedList(a->second);
     }
     const auto sync = synced.find(cluster);
@@ -241,6 +240,11 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
     out.host = std::move(s);
   }
   return out;
+}
+
+bool awaitingFirstDecision(const api::ResourceBinding* binding) {
+  return binding == nullptr ||
+         api::findCondition(binding->status.conditions, "Scheduled") == nullptr;
 }
 
 }  // namespace flotilla::controllers::status

@@ -42,4 +42,13 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
                       const api::Deployment* host, const std::string& now,
                       const std::set<std::string>& unknown = {});
 
+// True while a workload waits for the scheduler's first decision: no binding yet, or a binding
+// the scheduler has not written its Scheduled condition on. A FederatedDeployment or host
+// Deployment without any status is then left without one: what it would say ("no cluster is
+// selected yet", nothing available) is what an empty status already shows (`kubectl get` prints
+// 0/N either way), so its first status comes with the first decision instead of taking a write of
+// its own (docs/performance.md, round 2). A decision that places nothing (Scheduled False) ends the
+// wait like any other: that status is written.
+bool awaitingFirstDecision(const api::ResourceBinding* binding);
+
 }  // namespace flotilla::controllers::status

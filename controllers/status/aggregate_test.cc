@@ -186,6 +186,19 @@ TEST(Aggregate, StableInputsGiveTheSameStatus) {
   EXPECT_EQ(api::encode(h2), api::encode(h));
 }
 
+TEST(Aggregate, TheFirstDecisionIsTheSchedulersScheduledCondition) {
+  EXPECT_TRUE(awaitingFirstDecision(nullptr));
+  auto waiting = rb();  // (the fixture carries FullyApplied but no Scheduled condition)
+  EXPECT_TRUE(awaitingFirstDecision(&waiting));
+  auto placed = rb();
+  placed.status.conditions.push_back({"Scheduled", "True", 3, kNow, "Success", ""});
+  EXPECT_FALSE(awaitingFirstDecision(&placed));
+  auto unschedulable = rb();
+  unschedulable.spec.clusters.clear();
+  unschedulable.status.conditions.push_back({"Scheduled", "False", 3, kNow, "NoClusterFit", ""});
+  EXPECT_FALSE(awaitingFirstDecision(&unschedulable)) << "an unschedulable workload says so";
+}
+
 TEST(Aggregate, NoPlacementYet) {
   const auto a = aggregate(fd(), nullptr, {}, nullptr, kNow);
   EXPECT_EQ(a.federated.ready, "0/6");

@@ -124,9 +124,11 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
 
   // Each status only when it changed (the FederatedDeployment's first: READY is what users read).
   // A lost race is retried on the fresh object with the same result applied.
+  const bool firstDecisionPending = awaitingFirstDecision(rb ? &*rb : nullptr);
   const json::value fdStatus = api::encode(result.federated);
   auto fdWritten = writeStatus(host_, executor_, resources::kFederatedDeployments, *fdObject,
                                [&](json::object& object) -> api::Result<bool> {
+                                 if (firstDecisionPending && !hasStatus(object)) return false;
                                  if (sameStatus(object, fdStatus)) return false;
                                  object["status"] = fdStatus;
                                  return true;
@@ -166,7 +168,7 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
                                  });
     if (!rbWritten) return retryOnConflict(rbWritten.error());
   }
-  if (host && result.host) {
+  if (host && result.host && !(firstDecisionPending && !hasStatus(hostObject))) {
     api::Deployment next = *host;
     next.status = *result.host;
     // Compare through the typed status: the cached object may carry fields we do not model.

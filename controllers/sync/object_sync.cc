@@ -20,6 +20,7 @@
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
 #include "controllers/dependencies/leaders.h"
+#include "controllers/scheduler/placement_status.h"
 #include "controllers/sync/dependency_gate.h"
 #include "controllers/sync/member_namespace.h"
 #include "controllers/sync/member_object.h"
@@ -78,8 +79,7 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                                                const std::string& key,
                                                const interpreter::Share& share, bool adoptAllowed,
                                                bool autoscaled, bool finished,
-                                               const override::PolicySet& overrides,
-                                               Retry* retry,
+                                               const override::PolicySet& overrides, Retry* retry,
                                                std::optional<json::object>* liveOut) {
   const std::string& cluster = share.cluster;
   ClusterState out{cluster, propagation::kOK, "", {}, true};
@@ -238,8 +238,7 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
                 " " + kind + " " + (ns.empty() ? name : ns + "/" + name) + " on " + cluster);
   // What the user should know of this copy, said once, when it is written: the division could
   // not do everything here, or the same work now runs on several clusters.
-  if (!limited.empty())
-    events_.event(involved(fo), "Warning", "DivisionLimited", limited);
+  if (!limited.empty()) events_.event(involved(fo), "Warning", "DivisionLimited", limited);
   if (const std::string twice = interpreter.duplicatedWarning(fo.spec.template_);
       !live && !twice.empty() && share.placement.size() > 1)
     events_.event(involved(fo), "Warning", "DuplicatedRuns",
@@ -254,14 +253,13 @@ ClusterState SyncController::syncObjectCluster(const api::FederatedObject& fo,
 
 std::optional<std::string> SyncController::release(MemberConnection& member,
                                                    const kube::ResourceId& resource,
-                                                   const json::object& live,
-                                                   const std::string& key,
+                                                   const json::object& live, const std::string& key,
                                                    const std::string& cluster, const char* why) {
   const std::string ns = u::stringAt(live, {"metadata", "namespace"});
   const std::string name = u::stringAt(live, {"metadata", "name"});
-  auto patched = await(member.executor(),
-                       member.client().patch(resource, ns, name, kube::PatchType::kMerge,
-                                             releasePatch(live, key, options_.hostId)));
+  auto patched =
+      await(member.executor(), member.client().patch(resource, ns, name, kube::PatchType::kMerge,
+                                                     releasePatch(live, key, options_.hostId)));
   if (!patched && patched.error().code != 404) return patched.error().message;
   if (patched)
     log::info(kObjectSync, key,
@@ -426,8 +424,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     if (options_.sourceOf)
       if (const auto source = options_.sourceOf(ObjectKey{apiVersion, kind, ns, name})) {
         const auto health = interpreter.health(&*source).health;
-        hostFinished = health == interpreter::Health::kHealthy ||
-                       health == interpreter::Health::kUnhealthy;
+        hostFinished =
+            health == interpreter::Health::kHealthy || health == interpreter::Health::kUnhealthy;
       }
   }
   const bool divided = !rb->spec.placement.replicaScheduling ||
@@ -475,9 +473,9 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   std::vector<ClusterState> states;
   std::vector<std::optional<json::object>> lives;
   // Its followers first on a cluster it is not on yet (docs/design.md §12).
-  const auto gate = gateOf(*rbObject, {options_.followers, &informers_.bindings,
-                                       informers_.clusterBindings, options_.sourceOf,
-                                       options_.missingGrace, options_.wallClock()});
+  const auto gate =
+      gateOf(*rbObject, {options_.followers, &informers_.bindings, informers_.clusterBindings,
+                         options_.sourceOf, options_.missingGrace, options_.wallClock()});
   for (const auto& action : plan.actions) {
     if (action.step != SyncStep::kRemove && gate && gate->blocked.count(action.cluster)) {
       states.push_back({action.cluster,
@@ -496,10 +494,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
                                .divided = divided,
                                .placement = targets,
                                .kubernetesVersion = kubernetesVersion(action.cluster)};
-      states.push_back(syncObjectCluster(
-          fo, interpreter, key, share, adoptAllowed,
-          gate && gate->autoscaledOn.count(action.cluster),
-          hostFinished || finishedOn.count(action.cluster) > 0, overrides, &retry, &live));
+      states.push_back(syncObjectCluster(fo, interpreter, key, share, adoptAllowed,
+                                         gate && gate->autoscaledOn.count(action.cluster),
+                                         hostFinished || finishedOn.count(action.cluster) > 0,
+                                         overrides, &retry, &live));
       lives.push_back(std::move(live));
       continue;
     }
@@ -527,8 +525,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
                                   .adoptAllowed = adoptAllowed,
                                   .keptWhenUnfollowed = interpreter.keptWhenUnfollowed()});
     if (step.step == MemberStep::kRelease) {
-      if (auto problem =
-              release(*member, *resource, *got, key, cluster, step.message.c_str())) {
+      if (auto problem = release(*member, *resource, *got, key, cluster, step.message.c_str())) {
         retry.soon = true;
         states.push_back({cluster, propagation::kDeletionFailed, *problem, {}, false});
       }
@@ -590,6 +587,10 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
         if (!current) return current.error();
         if (current->metadata.generation != rb->metadata.generation) return false;
         auto next = syncStatus(*current, outcomes, nowText, "", !input.placementCurrent);
+        // A first placement's status rides along: one write, not the scheduler's and this one
+        // (controllers/scheduler/placement_status.h, firstPlacementStatus).
+        if (auto placed = scheduler::firstPlacementStatus(*current, options_.wallClock()))
+          scheduler::mergeSchedulerStatus(next, *placed);
         missing = dependencies::updateDependenciesReady(next, gate, current->metadata.generation,
                                                         nowText);
         const json::value status = api::encode(next);
@@ -610,19 +611,20 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
       members.push_back({states[i].cluster, lives[i] ? &*lives[i] : nullptr});
     hostStatus = interpreter.aggregateStatus(*source, members);
   }
-  const std::string progress = source && hostStatus ? interpreter.progress(*source, *hostStatus) : "";
+  const std::string progress =
+      source && hostStatus ? interpreter.progress(*source, *hostStatus) : "";
   // The federated object's status.
-  auto foWritten = writeStatus(
-      host_, executor_, foResource, *cached, [&](json::object& object) -> api::Result<bool> {
-        auto current = fromObject<api::FederatedObject>(object);
-        if (!current) return current.error();
-        auto next = objectStatus(*current, states, nowText);
-        next.progress = progress;
-        const json::value status = api::encode(next);
-        if (sameStatus(object, status)) return false;
-        object["status"] = status;
-        return true;
-      });
+  auto foWritten = writeStatus(host_, executor_, foResource, *cached,
+                               [&](json::object& object) -> api::Result<bool> {
+                                 auto current = fromObject<api::FederatedObject>(object);
+                                 if (!current) return current.error();
+                                 auto next = objectStatus(*current, states, nowText);
+                                 next.progress = progress;
+                                 const json::value status = api::encode(next);
+                                 if (sameStatus(object, status)) return false;
+                                 object["status"] = status;
+                                 return true;
+                               });
   if (!foWritten) return retryOnConflict(foWritten.error());
   // The host source's status.
   if (source && hostStatus && !sameStatus(*source, json::value(*hostStatus))) {

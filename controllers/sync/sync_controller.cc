@@ -12,6 +12,7 @@
 #include "controllers/common/managed.h"
 #include "controllers/common/status_write.h"
 #include "controllers/common/typed.h"
+#include "controllers/scheduler/placement_status.h"
 #include "controllers/sync/dependency_gate.h"
 #include "controllers/sync/member_namespace.h"
 #include "controllers/sync/member_object.h"
@@ -665,23 +666,26 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   // The sync controller's fields, applied again to a fresh binding if another writer (scheduler,
   // status controller) got there first.
   bool missing = false;
-  auto written = writeStatus(host_, executor_, resources::kResourceBindings, toObject(*rb),
-                             [&](json::object& object) -> api::Result<bool> {
-                               auto current = fromObject<api::ResourceBinding>(object);
-                               if (!current) return current.error();
-                               // Outcomes of an older placement say nothing about a newer one:
-                               // the newer generation's event brings this binding back.
-                               if (current->metadata.generation != rb->metadata.generation)
-                                 return false;
-                               auto next = syncStatus(*current, outcomes, nowText, moving,
-                                                      !input.placementCurrent);
-                               missing = dependencies::updateDependenciesReady(
-                                   next, gate, current->metadata.generation, nowText);
-                               const json::value status = api::encode(next);
-                               if (sameStatus(object, status)) return false;
-                               object["status"] = status;
-                               return true;
-                             });
+  auto written = writeStatus(
+      host_, executor_, resources::kResourceBindings, toObject(*rb),
+      [&](json::object& object) -> api::Result<bool> {
+        auto current = fromObject<api::ResourceBinding>(object);
+        if (!current) return current.error();
+        // Outcomes of an older placement say nothing about a newer one:
+        // the newer generation's event brings this binding back.
+        if (current->metadata.generation != rb->metadata.generation) return false;
+        auto next = syncStatus(*current, outcomes, nowText, moving, !input.placementCurrent);
+        // A first placement's status rides along: one write, not the scheduler's and this one
+        // (controllers/scheduler/placement_status.h, firstPlacementStatus).
+        if (auto placed = scheduler::firstPlacementStatus(*current, options_.wallClock()))
+          scheduler::mergeSchedulerStatus(next, *placed);
+        missing = dependencies::updateDependenciesReady(next, gate, current->metadata.generation,
+                                                        nowText);
+        const json::value status = api::encode(next);
+        if (sameStatus(object, status)) return false;
+        object["status"] = status;
+        return true;
+      });
   if (!written) return retryOnConflict(written.error());
   if (missing) events_.event(involved(*rb), "Warning", "DependencyMissing", gate->message);
   // Member status events bring a moving binding back as the new replicas become available (the

@@ -15,6 +15,7 @@
 #include "controllers/sync/object_plan.h"
 #include "controllers/testing/member_fixture.h"
 #include "kube/net/test_server.h"
+#include "scheduler/schedule_type.h"
 
 namespace flotilla::controllers::sync {
 namespace {
@@ -116,8 +117,9 @@ class DividedStatefulSetTest : public SyncReconcilerTest {
     meta["namespace"] = ns;
     fo = create(*client, res::kFederatedObjects, fo);
     caughtUp(*fos, name + "-statefulset");
-    bind(fo, 5, {}, json::object{{"clusters", json::array{json::object{{"name", "aaa"}, {"replicas", 3}},
-                                                         json::object{{"name", kMember}, {"replicas", 2}}}}});
+    bind(fo, 5, {},
+         json::object{{"clusters", json::array{json::object{{"name", "aaa"}, {"replicas", 3}},
+                                               json::object{{"name", kMember}, {"replicas", 2}}}}});
     return fo;
   }
   void memberVersion(const std::string& version) {
@@ -244,21 +246,20 @@ TEST_F(SyncReconcilerTest, ACrdCopyRecordsItsHealthAndIsReleasedNotDeleted) {
     json::object rb{
         {"apiVersion", "flotilla.io/v1alpha1"},
         {"kind", "ClusterResourceBinding"},
-        {"metadata",
-         json::object{{"name", name},
-                      {"ownerReferences",
-                       json::array{json::object{{"apiVersion", "flotilla.io/v1alpha1"},
-                                                {"kind", "ClusterFederatedObject"},
-                                                {"name", name},
-                                                {"uid", cfo.at("metadata").at("uid")},
-                                                {"controller", true}}}}}},
+        {"metadata", json::object{{"name", name},
+                                  {"ownerReferences",
+                                   json::array{json::object{{"apiVersion", "flotilla.io/v1alpha1"},
+                                                            {"kind", "ClusterFederatedObject"},
+                                                            {"name", name},
+                                                            {"uid", cfo.at("metadata").at("uid")},
+                                                            {"controller", true}}}}}},
         {"spec", json::object{{"resource", json::object{{"apiVersion", "apiextensions.k8s.io/v1"},
                                                         {"kind", "CustomResourceDefinition"},
                                                         {"name", crdName}}},
-                              {"requiredBy", json::array{json::object{
-                                                 {"namespace", ns},
-                                                 {"name", "a-gizmo"},
-                                                 {"clusters", json::array{cluster}}}}}}}};
+                              {"requiredBy",
+                               json::array{json::object{{"namespace", ns},
+                                                        {"name", "a-gizmo"},
+                                                        {"clusters", json::array{cluster}}}}}}}};
     auto existing = get(res::kClusterResourceBindings, name);
     if (existing.empty()) {
       create(*client, res::kClusterResourceBindings, rb);
@@ -377,6 +378,59 @@ TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComes
   const auto host = hostWrites();
   ASSERT_TRUE(status.reconcile(key("web")));
   EXPECT_EQ(hostWrites(), host) << "an unchanged status was written again";
+}
+
+// The scheduler leaves a first placement's status to the binding's next status pass: the sync
+// controller's one write carries Scheduled (with the placement summary) and FullyApplied.
+TEST_F(SyncReconcilerTest, TheFirstPlacementsStatusRidesWithTheSyncsWrite) {
+  auto fd = federatedDeployment();
+  bind(fd, 2, {kMember});
+  auto rb = get(res::kResourceBindings, "web");
+  flotilla::scheduler::ScheduleRecord record;
+  record.type = "FirstSchedule";
+  rb["metadata"].as_object()["annotations"] = json::object{
+      {flotilla::scheduler::kScheduleRecordAnnotation, flotilla::scheduler::encodeRecord(record)}};
+  rb = io.run(client->update(res::kResourceBindings, rb)).value();
+  rb["status"] = json::object{};  // (as the scheduler leaves it: no status of its own)
+  ASSERT_TRUE(io.run(client->updateStatus(res::kResourceBindings, rb)));
+  caughtUp(*rbs, "web");
+  caughtUp(*fds, "web");
+
+  const auto before = hostWrites();
+  auto result = controller(*client, *members)->reconcile(key("web"));
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(hostWrites(), before + 1) << "one status write for the scheduler's and sync's fields";
+  const auto status = get(res::kResourceBindings, "web").at("status").as_object();
+  EXPECT_EQ(status.at("placementSummary").as_string(), std::string(kMember) + "=2")
+      << json::serialize(status);
+  EXPECT_EQ(status.at("lastScheduleType"), "FirstSchedule");
+  std::map<std::string, std::string> conditions;
+  for (const auto& c : status.at("conditions").as_array())
+    conditions[std::string(c.at("type").as_string())] = std::string(c.at("status").as_string());
+  EXPECT_EQ(conditions["Scheduled"], "True");
+  EXPECT_EQ(conditions["FullyApplied"], "True");
+}
+
+// A new workload before the scheduler's first decision: its status would say only what an empty
+// one shows (nothing selected, 0 ready), so the status controller writes nothing; the first
+// status comes with the decision (docs/performance.md, round 2).
+TEST_F(SyncReconcilerTest, TheFirstStatusWaitsForTheSchedulersDecision) {
+  auto fd = federatedDeployment();
+  status::StatusController status(*client, io.io().get_executor(),
+                                  {*fds, *rbs, *hostDeployments, *clusters}, *members);
+  const auto before = hostWrites();
+  ASSERT_TRUE(status.reconcile(key("web")));
+  EXPECT_EQ(hostWrites(), before) << "a status that says 'not scheduled yet' was written";
+  EXPECT_FALSE(get(res::kFederatedDeployments, "web").contains("status"));
+
+  bind(fd, 2, {kMember});  // (Scheduled, as the scheduler leaves it)
+  caughtUp(*rbs, "web");
+  const auto bound = hostWrites();
+  ASSERT_TRUE(status.reconcile(key("web")));
+  EXPECT_GT(hostWrites(), bound);
+  const auto written = get(res::kFederatedDeployments, "web");
+  ASSERT_TRUE(written.contains("status")) << json::serialize(written);
+  EXPECT_EQ(written.at("status").at("clusterNames"), kMember);
 }
 
 // A workload failed over away from a cluster that is not Ready: that cluster's cache is frozen

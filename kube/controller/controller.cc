@@ -39,6 +39,16 @@ Predicate labelsChanged() {
                    nullptr};
 }
 
+Predicate deletionChanged() {
+  return Predicate{nullptr,
+                   [](const ObjectPtr& a, const ObjectPtr& b) {
+                     return metaField(a, "deletionTimestamp") !=
+                                metaField(b, "deletionTimestamp") ||
+                            metaField(a, "finalizers") != metaField(b, "finalizers");
+                   },
+                   nullptr};
+}
+
 Predicate annotationsChanged() {
   return Predicate{nullptr,
                    [](const ObjectPtr& a, const ObjectPtr& b) {

@@ -45,6 +45,9 @@ struct Predicate {
 Predicate generationChanged();  // spec changes only (status writes are ignored)
 Predicate labelsChanged();
 Predicate annotationsChanged();
+// deletionTimestamp or finalizers changed (the start of a deletion is not a generation change on
+// every server).
+Predicate deletionChanged();
 Predicate anyOf(std::vector<Predicate> predicates);  // updates pass when any passes
 
 // From an object to the keys to reconcile.

@@ -93,6 +93,10 @@ TEST(Predicates, GenerationLabelsAnnotations) {
   EXPECT_FALSE(labelsChanged().update(v1, v2));
   EXPECT_TRUE(labelsChanged().update(v1, relabeled));
   EXPECT_FALSE(annotationsChanged().update(v1, relabeled));
+  EXPECT_FALSE(deletionChanged().update(v1, v2));
+  auto deleting = std::make_shared<json::object>(*v1);
+  deleting->at("metadata").as_object()["deletionTimestamp"] = "2026-11-28T10:00:00Z";
+  EXPECT_TRUE(deletionChanged().update(v1, deleting));
   auto either = anyOf({generationChanged(), labelsChanged()});
   EXPECT_TRUE(either.update(v1, relabeled));
   EXPECT_TRUE(either.update(v1, v2));
