@@ -51,10 +51,11 @@ struct SchedulerControllerOptions {
   const api::SteadyClockInterface* clock = nullptr;  // the queue's; default: real steady clock
   std::chrono::nanoseconds defaultClusterNotReadyFor = std::chrono::seconds(60);
   // A first placement's status (Scheduled, placementSummary, lastScheduledTime) is left to the
-  // binding's next status pass, which the placement brings at once (the sync controller's:
-  // firstPlacementStatus in placement_status.h): one host write where there were two. When no
-  // pass carried it within this grace, the scheduler writes it itself. 0: always itself.
-  std::chrono::nanoseconds firstStatusGrace = std::chrono::seconds(2);
+  // binding's next status write, which the placement brings at once (the sync controller's, or
+  // the status controller's: firstPlacementStatus in placement_status.h): one host write where
+  // there were two. When none carried it within this grace (longer than a loaded sync queue's
+  // lag), the scheduler writes it itself. 0: always itself.
+  std::chrono::nanoseconds firstStatusGrace = std::chrono::seconds(10);
 };
 
 class SchedulerController {

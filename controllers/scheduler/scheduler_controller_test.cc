@@ -63,9 +63,12 @@ class SchedulerReconcilerTest : public testing::ReconcilerTest {
   void run(kube::RestClient& with) {
     if (scheduler) scheduler->stop();
     scheduler.reset();
+    // No sync or status controller runs here to carry a first placement's status: the
+    // scheduler's own backstop writes it, after a grace shortened for the test.
     scheduler = std::make_unique<SchedulerController>(
         with, io.io().get_executor(),
-        Informers{*rbs, *clusters, *pps, *cpps, *profiles, *extenders, crbs}, events);
+        Informers{*rbs, *clusters, *pps, *cpps, *profiles, *extenders, crbs}, events,
+        SchedulerControllerOptions{.firstStatusGrace = std::chrono::milliseconds(300)});
     scheduler->start();
     // The informers run already (watch() registers handlers before they start): the binding is
     // queued by hand, as its event would have.

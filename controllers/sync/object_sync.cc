@@ -551,7 +551,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     pass.pollUnhealthy = pass.pollUnhealthy || (retry.poll && s.target &&
                                                 s.health.health != interpreter::Health::kHealthy);
   }
-  if (pass.undecided) return toResult(requeueAfter(pass, retryTimes()));
+  if (pass.undecided) {
+    auto carried = carryFirstPlacement(bindingResource, *rbObject);
+    if (!carried) return retryOnConflict(carried.error());
+    return toResult(requeueAfter(pass, retryTimes()));
+  }
   const auto now = options_.wallClock();
   const std::string nowText = api::formatRfc3339(now);
   std::vector<ClusterOutcome> outcomes;
@@ -564,8 +568,11 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   }
   // A new workload whose followers are being applied: nothing to say yet (dependency_gate.h).
   if (deferWaitingStatus(*rbObject, gate, outcomes,
-                         {.missingGrace = options_.missingGrace, .now = now}))
+                         {.missingGrace = options_.missingGrace, .now = now})) {
+    auto carried = carryFirstPlacement(bindingResource, *rbObject);  // (the scheduler's word)
+    if (!carried) return retryOnConflict(carried.error());
     return toResult(requeueAfter(pass, retryTimes()));
+  }
 
   // Events for clusters whose state turned into a failure (a cluster waiting is not one).
   {

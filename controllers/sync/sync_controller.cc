@@ -644,11 +644,15 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                    .moving = plan.move.moving(),
                    .moveLeft = input.moveLeft};
   for (const auto& o : outcomes) pass.undecided = pass.undecided || o.propagation == kUndecided;
-  if (pass.undecided) return toResult(requeueAfter(pass, retryTimes()));
-  // A new workload whose followers are being applied: nothing to say yet (dependency_gate.h).
-  if (deferWaitingStatus(*rbObject, gate, outcomes,
-                         {.missingGrace = options_.missingGrace, .now = options_.wallClock()}))
+  // Undecided, or a new workload whose followers are being applied: nothing to say yet
+  // (dependency_gate.h) but the scheduler's word.
+  if (pass.undecided ||
+      deferWaitingStatus(*rbObject, gate, outcomes,
+                         {.missingGrace = options_.missingGrace, .now = options_.wallClock()})) {
+    auto carried = carryFirstPlacement(resources::kResourceBindings, *rbObject);
+    if (!carried) return retryOnConflict(carried.error());
     return toResult(requeueAfter(pass, retryTimes()));
+  }
   const std::string nowText = api::formatRfc3339(options_.wallClock());
   const std::string& moving = plan.moving;
   // Events for clusters whose state turned into a failure (a cluster waiting is not one).
@@ -693,6 +697,26 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   // backstop.
   if (pass.moving) log::info(kName, key, "make-before-break: " + moving);
   return toResult(requeueAfter(pass, retryTimes()));
+}
+
+api::Result<bool> SyncController::carryFirstPlacement(const kube::ResourceId& resource,
+                                                      const json::object& binding) {
+  if (auto rb = fromObject<api::ResourceBinding>(binding);
+      !rb || !scheduler::firstPlacementStatus(*rb, options_.wallClock()))
+    return false;
+  auto written = writeStatus(
+      host_, executor_, resource, binding, [&](json::object& object) -> api::Result<bool> {
+        auto current = fromObject<api::ResourceBinding>(object);
+        if (!current) return current.error();
+        const auto placed = scheduler::firstPlacementStatus(*current, options_.wallClock());
+        if (!placed) return false;
+        api::ResourceBindingStatus next = current->status;
+        scheduler::mergeSchedulerStatus(next, *placed);
+        object["status"] = api::encode(next);
+        return true;
+      });
+  if (!written) return written.error();
+  return true;
 }
 
 }  // namespace flotilla::controllers::sync

@@ -143,6 +143,11 @@ class SyncController final : public kube::Reconciler {
                                                     const kube::ResourceId& ownerResource,
                                                     const RemoveFromMember& removeFrom);
   RetryTimes retryTimes() const { return {options_.retryNotReady, options_.healthPoll}; }
+  // For a pass that writes no status of its own (undecided, or waiting for dependencies): the
+  // first placement's status alone, which the scheduler left to this pass (firstPlacementStatus
+  // in controllers/scheduler/placement_status.h). Nothing when there is none to carry.
+  api::Result<bool> carryFirstPlacement(const kube::ResourceId& resource,
+                                        const boost::json::object& binding);
   // Not Ready (False or Unknown) since longer ago than options_.failoverGrace.
   bool downLongerThanGrace(const api::FederatedCluster& fc) const;
   std::string readyProblem(const std::string& cluster) const;

@@ -54,6 +54,22 @@ class SyncReconcilerTest : public testing::MemberReconcilerTest {
     const auto* ready = s && s->is_object() ? s->as_object().if_contains("readyReplicas") : nullptr;
     return ready && ready->is_int64() ? ready->as_int64() : 0;
   }
+  // Bound to kMember with 2 replicas as the scheduler leaves a first placement: its schedule
+  // record, and no status of its own (the next status write carries it).
+  void placedWithoutStatus(const json::object& fd) {
+    bind(fd, 2, {kMember});
+    auto rb = get(res::kResourceBindings, "web");
+    flotilla::scheduler::ScheduleRecord record;
+    record.type = "FirstSchedule";
+    rb["metadata"].as_object()["annotations"] =
+        json::object{{flotilla::scheduler::kScheduleRecordAnnotation,
+                      flotilla::scheduler::encodeRecord(record)}};
+    rb = io.run(client->update(res::kResourceBindings, rb)).value();
+    rb["status"] = json::object{};
+    ASSERT_TRUE(io.run(client->updateStatus(res::kResourceBindings, rb)));
+    caughtUp(*rbs, "web");
+    caughtUp(*fds, "web");
+  }
   // "web", 2 replicas of nginx, not bound yet.
   json::object federatedDeployment() {
     auto fd = create(res::kFederatedDeployments, R"({"apiVersion": "flotilla.io/v1alpha1",
@@ -384,17 +400,7 @@ TEST_F(SyncReconcilerTest, AFederatedDeploymentRunsOnItsClusterAndItsStatusComes
 // controller's one write carries Scheduled (with the placement summary) and FullyApplied.
 TEST_F(SyncReconcilerTest, TheFirstPlacementsStatusRidesWithTheSyncsWrite) {
   auto fd = federatedDeployment();
-  bind(fd, 2, {kMember});
-  auto rb = get(res::kResourceBindings, "web");
-  flotilla::scheduler::ScheduleRecord record;
-  record.type = "FirstSchedule";
-  rb["metadata"].as_object()["annotations"] = json::object{
-      {flotilla::scheduler::kScheduleRecordAnnotation, flotilla::scheduler::encodeRecord(record)}};
-  rb = io.run(client->update(res::kResourceBindings, rb)).value();
-  rb["status"] = json::object{};  // (as the scheduler leaves it: no status of its own)
-  ASSERT_TRUE(io.run(client->updateStatus(res::kResourceBindings, rb)));
-  caughtUp(*rbs, "web");
-  caughtUp(*fds, "web");
+  placedWithoutStatus(fd);
 
   const auto before = hostWrites();
   auto result = controller(*client, *members)->reconcile(key("web"));
@@ -409,6 +415,21 @@ TEST_F(SyncReconcilerTest, TheFirstPlacementsStatusRidesWithTheSyncsWrite) {
     conditions[std::string(c.at("type").as_string())] = std::string(c.at("status").as_string());
   EXPECT_EQ(conditions["Scheduled"], "True");
   EXPECT_EQ(conditions["FullyApplied"], "True");
+}
+
+// The status controller's write carries a first placement's status too, when it comes first.
+TEST_F(SyncReconcilerTest, TheStatusControllerCarriesTheFirstPlacementToo) {
+  auto fd = federatedDeployment();
+  placedWithoutStatus(fd);
+  status::StatusController status(*client, io.io().get_executor(),
+                                  {*fds, *rbs, *hostDeployments, *clusters}, *members);
+  auto result = status.reconcile(key("web"));
+  ASSERT_TRUE(result) << result.error();
+  const auto rb = get(res::kResourceBindings, "web");
+  ASSERT_TRUE(rb.contains("status")) << json::serialize(rb);
+  EXPECT_EQ(rb.at("status").at("placementSummary").as_string(), std::string(kMember) + "=2");
+  EXPECT_EQ(rb.at("status").at("conditions").at(0).at("type"), "Scheduled")
+      << json::serialize(rb.at("status"));
 }
 
 // A new workload before the scheduler's first decision: its status would say only what an empty

@@ -14,11 +14,16 @@ const json::object* metadata(const ObjectPtr& o) {
   return m && m->is_object() ? &m->as_object() : nullptr;
 }
 
-json::value metaField(const ObjectPtr& o, const char* key) {
-  const auto* m = metadata(o);
-  if (!m) return nullptr;
-  const auto* v = m->if_contains(key);
-  return v ? *v : json::value();
+// Compared in place: predicates run for every update event of every watched object, and copying
+// labels or annotations (a binding's schedule record is one) to compare them was a measurable
+// share of the informers' dispatch (docs/performance.md, round 2).
+bool sameMetaField(const ObjectPtr& a, const ObjectPtr& b, const char* key) {
+  static const json::value kAbsent;
+  const auto* ma = metadata(a);
+  const auto* mb = metadata(b);
+  const auto* va = ma ? ma->if_contains(key) : nullptr;
+  const auto* vb = mb ? mb->if_contains(key) : nullptr;
+  return (va ? *va : kAbsent) == (vb ? *vb : kAbsent);
 }
 
 }  // namespace
@@ -26,7 +31,7 @@ json::value metaField(const ObjectPtr& o, const char* key) {
 Predicate generationChanged() {
   return Predicate{nullptr,
                    [](const ObjectPtr& a, const ObjectPtr& b) {
-                     return metaField(a, "generation") != metaField(b, "generation");
+                     return !sameMetaField(a, b, "generation");
                    },
                    nullptr};
 }
@@ -34,7 +39,7 @@ Predicate generationChanged() {
 Predicate labelsChanged() {
   return Predicate{nullptr,
                    [](const ObjectPtr& a, const ObjectPtr& b) {
-                     return metaField(a, "labels") != metaField(b, "labels");
+                     return !sameMetaField(a, b, "labels");
                    },
                    nullptr};
 }
@@ -42,9 +47,8 @@ Predicate labelsChanged() {
 Predicate deletionChanged() {
   return Predicate{nullptr,
                    [](const ObjectPtr& a, const ObjectPtr& b) {
-                     return metaField(a, "deletionTimestamp") !=
-                                metaField(b, "deletionTimestamp") ||
-                            metaField(a, "finalizers") != metaField(b, "finalizers");
+                     return !sameMetaField(a, b, "deletionTimestamp") ||
+                            !sameMetaField(a, b, "finalizers");
                    },
                    nullptr};
 }
@@ -52,7 +56,7 @@ Predicate deletionChanged() {
 Predicate annotationsChanged() {
   return Predicate{nullptr,
                    [](const ObjectPtr& a, const ObjectPtr& b) {
-                     return metaField(a, "annotations") != metaField(b, "annotations");
+                     return !sameMetaField(a, b, "annotations");
                    },
                    nullptr};
 }
@@ -75,10 +79,13 @@ MapFunc mapToSelf() {
 MapFunc mapToOwner(const std::string& ownerKind, const std::string& ownerGroup) {
   return [ownerKind, ownerGroup](const ObjectPtr& o) {
     std::vector<std::string> keys;
-    const auto refs = metaField(o, "ownerReferences");
-    if (!refs.is_array()) return keys;
-    const auto ns = metaField(o, "namespace");
-    for (const auto& ref : refs.as_array()) {
+    const auto* m = metadata(o);
+    const auto* refs = m ? m->if_contains("ownerReferences") : nullptr;
+    if (!refs || !refs->is_array()) return keys;
+    static const json::value kNoNamespace;
+    const auto* nsField = m->if_contains("namespace");
+    const json::value& ns = nsField ? *nsField : kNoNamespace;
+    for (const auto& ref : refs->as_array()) {
       if (!ref.is_object()) continue;
       const auto& r = ref.as_object();
       const auto* kind = r.if_contains("kind");
