@@ -42,6 +42,11 @@ std::optional<api::ResourceBindingStatus> firstPlacementStatus(const api::Resour
   if (it == rb.metadata.annotations.end()) return std::nullopt;
   const auto record = fs::decodeRecord(it->second);
   if (!record) return std::nullopt;
+  // The decision must be for what the binding asks now: a scale or policy change since (a new
+  // generation the scheduler has not looked at) is the scheduler's to describe.
+  const auto asked = fs::recordFor(rb);
+  if (asked.replicas != record->replicas || asked.placementHash != record->placementHash)
+    return std::nullopt;
   return repairedStatus(rb, record, now);
 }
 

@@ -24,8 +24,9 @@ std::optional<api::ResourceBindingStatus> repairedStatus(
 
 // The status a binding's first placement gets, for the binding's first status pass to carry (the
 // scheduler leaves that write to it: SchedulerControllerOptions::firstStatusGrace): the repaired
-// status when the scheduler placed it (its schedule record is there) and no Scheduled condition
-// was ever written; nullopt otherwise. A binding that ever had a Scheduled condition, False
+// status when the scheduler placed it (its schedule record is there, made from the replicas and
+// placement the binding asks for now) and no Scheduled condition was ever written; nullopt
+// otherwise. A binding that ever had a Scheduled condition, False
 // included, is never touched: only the scheduler says what a later schedule decided.
 std::optional<api::ResourceBindingStatus> firstPlacementStatus(const api::ResourceBinding& rb,
                                                                api::Clock::time_point now);

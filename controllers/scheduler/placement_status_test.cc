@@ -25,10 +25,11 @@ api::ResourceBinding placed(int64_t generation, int64_t observed, const char* sc
 // The first placement's status, carried by the binding's first status pass: only for a binding
 // the scheduler placed (its record is there) that never had a Scheduled condition.
 TEST(FirstPlacementStatus, OnlyAFirstPlacementNeverDescribed) {
-  flotilla::scheduler::ScheduleRecord record;
-  record.type = "FirstSchedule";
   auto first = placed(2, 0, nullptr);
+  first.spec.replicas = 3;
   first.status.lastScheduledTime.clear();
+  auto record = flotilla::scheduler::recordFor(first);  // (what the scheduler decided from)
+  record.type = "FirstSchedule";
   first.metadata.annotations[flotilla::scheduler::kScheduleRecordAnnotation] =
       flotilla::scheduler::encodeRecord(record);
   const auto carried = firstPlacementStatus(first, kNow);
@@ -61,6 +62,10 @@ TEST(FirstPlacementStatus, OnlyAFirstPlacementNeverDescribed) {
   auto unplaced = first;
   unplaced.spec.clusters.clear();
   EXPECT_EQ(firstPlacementStatus(unplaced, kNow), std::nullopt);
+  auto scaled = first;  // scaled since the decision: the scheduler has not looked at it yet
+  scaled.spec.replicas = 5;
+  scaled.metadata.generation = 3;
+  EXPECT_EQ(firstPlacementStatus(scaled, kNow), std::nullopt);
 }
 
 TEST(RepairedStatus, OnlyAPlacementItsStatusDoesNotDescribe) {

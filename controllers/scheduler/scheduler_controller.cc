@@ -335,9 +335,15 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
   const auto decision = fs::decideSchedule(rb, last, fleetNow->clusters, now, failover);
   if (decision.type == fs::ScheduleType::kNone) {
     // The placement is current but its status may not be (placement_status.h).
-    if (const auto repaired = repairedStatus(rb, last, now)) {
+    if (repairedStatus(rb, last, now)) {
+      // Decided again on the object being written: after a 409 the fresh binding may already
+      // carry the status (the sync's pass, placement_status.h), which is then left as it is.
       auto written = writeStatus(host_, executor_, bindingResource, *cached,
-                                 [&repaired](json::object& object) -> api::Result<bool> {
+                                 [&](json::object& object) -> api::Result<bool> {
+                                   auto current = fromObject<api::ResourceBinding>(object);
+                                   if (!current) return current.error();
+                                   const auto repaired = repairedStatus(*current, last, now);
+                                   if (!repaired) return false;
                                    return applySchedulerStatus(object, *repaired);
                                  });
       if (!written) return Outcome::kError;
@@ -394,7 +400,10 @@ SchedulerController::Outcome SchedulerController::scheduleOne(const std::string&
         if (c.type == "Scheduled") c.observedGeneration = generation;
     }
   }
+  // (Not when a status was ever written, a Scheduled=False of an earlier attempt included: only
+  // the scheduler replaces it; nor with a diagnosis, which only this result knows.)
   if (result.ok() && specChanged && decision.type == fs::ScheduleType::kFirst &&
+      !api::findCondition(rb.status.conditions, "Scheduled") && updated.status.diagnosis.empty() &&
       options_.firstStatusGrace.count() > 0) {
     // A first placement: the sync controller's status pass, which this write brings at once,
     // carries its status (firstPlacementStatus); if none did within the grace, the look then

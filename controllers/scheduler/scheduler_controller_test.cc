@@ -9,6 +9,7 @@
 #include "controllers/common/typed.h"
 #include "controllers/testing/reconciler_env.h"
 #include "kube/net/test_server.h"
+#include "scheduler/schedule_type.h"
 
 namespace flotilla::controllers::scheduler {
 namespace {
@@ -60,7 +61,8 @@ class SchedulerReconcilerTest : public testing::ReconcilerTest {
       "nodeSummary": {"total": 1, "ready": 1}})");
     ASSERT_TRUE(io.run(client->updateStatus(res::kFederatedClusters, fc)));
   }
-  void run(kube::RestClient& with) {
+  void run(kube::RestClient& with,
+           std::chrono::nanoseconds firstStatusGrace = std::chrono::milliseconds(300)) {
     if (scheduler) scheduler->stop();
     scheduler.reset();
     // No sync or status controller runs here to carry a first placement's status: the
@@ -68,7 +70,7 @@ class SchedulerReconcilerTest : public testing::ReconcilerTest {
     scheduler = std::make_unique<SchedulerController>(
         with, io.io().get_executor(),
         Informers{*rbs, *clusters, *pps, *cpps, *profiles, *extenders, crbs}, events,
-        SchedulerControllerOptions{.firstStatusGrace = std::chrono::milliseconds(300)});
+        SchedulerControllerOptions{.firstStatusGrace = firstStatusGrace});
     scheduler->start();
     // The informers run already (watch() registers handlers before they start): the binding is
     // queued by hand, as its event would have.
@@ -137,6 +139,21 @@ TEST_F(SchedulerReconcilerTest, PlacesABindingOnItsClustersAndLeavesASettledOneA
   ASSERT_TRUE(eventually([&] { return scheduler->queue().schedulingCycle() > cycle; }));
   scheduler->stop();  // joins the worker: the attempt is over
   EXPECT_EQ(hostWrites(), before) << "a settled binding was written again";
+}
+
+// A first placement leaves its status to the binding's next status write (the sync's): the
+// scheduler writes spec.clusters and its record, and no status until its grace runs out.
+TEST_F(SchedulerReconcilerTest, AFirstPlacementLeavesItsStatusToTheNextStatusWrite) {
+  createBinding();
+  run(*client, std::chrono::hours(1));
+  ASSERT_TRUE(eventually([&] { return placed(binding()) == 4; }, 20s));
+  scheduler->stop();
+  const auto rb = binding();
+  EXPECT_FALSE(scheduledFor(rb)) << json::serialize(rb);
+  EXPECT_TRUE(rb.at("metadata")
+                  .at("annotations")
+                  .as_object()
+                  .contains(flotilla::scheduler::kScheduleRecordAnnotation));
 }
 
 TEST_F(SchedulerReconcilerTest, APlacementThatMeetsAConflictIsWrittenOnTheNextAttempt) {

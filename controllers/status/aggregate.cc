@@ -242,9 +242,12 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
   return out;
 }
 
-bool awaitingFirstDecision(const api::ResourceBinding* binding) {
-  return binding == nullptr ||
-         api::findCondition(binding->status.conditions, "Scheduled") == nullptr;
+bool awaitingFirstDecision(const api::FederatedDeployment& fd,
+                           const api::ResourceBinding* binding) {
+  if (binding) return api::findCondition(binding->status.conditions, "Scheduled") == nullptr;
+  for (const auto& ref : fd.metadata.ownerReferences)
+    if (ref.kind == "Deployment" && ref.controller.value_or(false)) return true;
+  return false;
 }
 
 }  // namespace flotilla::controllers::status

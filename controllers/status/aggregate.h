@@ -42,13 +42,15 @@ Aggregation aggregate(const api::FederatedDeployment& fd, const api::ResourceBin
                       const api::Deployment* host, const std::string& now,
                       const std::set<std::string>& unknown = {});
 
-// True while a workload waits for the scheduler's first decision: no binding yet, or a binding
-// the scheduler has not written its Scheduled condition on. A FederatedDeployment or host
-// Deployment without any status is then left without one: what it would say ("no cluster is
-// selected yet", nothing available) is what an empty status already shows (`kubectl get` prints
-// 0/N either way), so its first status comes with the first decision instead of taking a write of
-// its own (docs/performance.md, round 2). A decision that places nothing (Scheduled False) ends the
-// wait like any other: that status is written.
-bool awaitingFirstDecision(const api::ResourceBinding* binding);
+// True while a workload waits for the scheduler's first decision: a binding the scheduler has not
+// written its Scheduled condition on, or none yet for a FederatedDeployment made from a host
+// Deployment (the federate controller's; a binding follows it at once). A FederatedDeployment or
+// host Deployment without any status is then left without one: what it would say ("no cluster is
+// selected yet", nothing available) is not worth a write of its own when the decision comes
+// within the second (`kubectl get deploy` prints 0/N either way; `kubectl get fdeploy` shows an
+// empty READY until then), so its first status comes with the first decision (docs/performance.md,
+// round 2). A decision that places nothing (Scheduled False) ends the wait like any other: that
+// status is written. A FederatedDeployment a user wrote, with no binding, does not wait.
+bool awaitingFirstDecision(const api::FederatedDeployment& fd, const api::ResourceBinding* binding);
 
 }  // namespace flotilla::controllers::status

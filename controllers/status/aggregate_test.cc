@@ -187,16 +187,23 @@ TEST(Aggregate, StableInputsGiveTheSameStatus) {
 }
 
 TEST(Aggregate, TheFirstDecisionIsTheSchedulersScheduledCondition) {
-  EXPECT_TRUE(awaitingFirstDecision(nullptr));
+  auto federated = fd();
+  EXPECT_FALSE(awaitingFirstDecision(federated, nullptr)) << "a user's FD, no binding will come";
+  api::OwnerReference owner;
+  owner.kind = "Deployment";
+  owner.controller = true;
+  federated.metadata.ownerReferences.push_back(owner);
+  EXPECT_TRUE(awaitingFirstDecision(federated, nullptr)) << "made from a Deployment: bound soon";
   auto waiting = rb();  // (the fixture carries FullyApplied but no Scheduled condition)
-  EXPECT_TRUE(awaitingFirstDecision(&waiting));
+  EXPECT_TRUE(awaitingFirstDecision(federated, &waiting));
   auto placed = rb();
   placed.status.conditions.push_back({"Scheduled", "True", 3, kNow, "Success", ""});
-  EXPECT_FALSE(awaitingFirstDecision(&placed));
+  EXPECT_FALSE(awaitingFirstDecision(federated, &placed));
   auto unschedulable = rb();
   unschedulable.spec.clusters.clear();
   unschedulable.status.conditions.push_back({"Scheduled", "False", 3, kNow, "NoClusterFit", ""});
-  EXPECT_FALSE(awaitingFirstDecision(&unschedulable)) << "an unschedulable workload says so";
+  EXPECT_FALSE(awaitingFirstDecision(federated, &unschedulable))
+      << "an unschedulable workload says so";
 }
 
 TEST(Aggregate, NoPlacementYet) {

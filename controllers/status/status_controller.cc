@@ -125,7 +125,7 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
 
   // Each status only when it changed (the FederatedDeployment's first: READY is what users read).
   // A lost race is retried on the fresh object with the same result applied.
-  const bool firstDecisionPending = awaitingFirstDecision(rb ? &*rb : nullptr);
+  const bool firstDecisionPending = awaitingFirstDecision(*fd, rb ? &*rb : nullptr);
   const json::value fdStatus = api::encode(result.federated);
   auto fdWritten = writeStatus(host_, executor_, resources::kFederatedDeployments, *fdObject,
                                [&](json::object& object) -> api::Result<bool> {

@@ -59,7 +59,7 @@ class SyncReconcilerTest : public testing::MemberReconcilerTest {
   void placedWithoutStatus(const json::object& fd) {
     bind(fd, 2, {kMember});
     auto rb = get(res::kResourceBindings, "web");
-    flotilla::scheduler::ScheduleRecord record;
+    auto record = flotilla::scheduler::recordFor(fromObject<api::ResourceBinding>(rb).value());
     record.type = "FirstSchedule";
     rb["metadata"].as_object()["annotations"] =
         json::object{{flotilla::scheduler::kScheduleRecordAnnotation,
@@ -436,13 +436,30 @@ TEST_F(SyncReconcilerTest, TheStatusControllerCarriesTheFirstPlacementToo) {
 // one shows (nothing selected, 0 ready), so the status controller writes nothing; the first
 // status comes with the decision (docs/performance.md, round 2).
 TEST_F(SyncReconcilerTest, TheFirstStatusWaitsForTheSchedulersDecision) {
+  // Made from a host Deployment, as the federate controller makes it (a binding follows).
+  auto source = create(res::kDeployments, R"({"apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "web"}, "spec": {"replicas": 2,
+      "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels":
+        {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}})");
   auto fd = federatedDeployment();
+  fd["metadata"].as_object()["ownerReferences"] =
+      json::array{json::object{{"apiVersion", "apps/v1"},
+                               {"kind", "Deployment"},
+                               {"name", "web"},
+                               {"uid", source.at("metadata").at("uid")},
+                               {"controller", true}}};
+  fd = io.run(client->update(res::kFederatedDeployments, fd)).value();
+  caughtUp(*fds, "web");
+  caughtUp(*hostDeployments, "web");
   status::StatusController status(*client, io.io().get_executor(),
                                   {*fds, *rbs, *hostDeployments, *clusters}, *members);
   const auto before = hostWrites();
   ASSERT_TRUE(status.reconcile(key("web")));
   EXPECT_EQ(hostWrites(), before) << "a status that says 'not scheduled yet' was written";
   EXPECT_FALSE(get(res::kFederatedDeployments, "web").contains("status"));
+  const auto hostStatus = get(res::kDeployments, "web");
+  EXPECT_TRUE(!hostStatus.contains("status") || hostStatus.at("status").as_object().empty())
+      << json::serialize(hostStatus);
 
   bind(fd, 2, {kMember});  // (Scheduled, as the scheduler leaves it)
   caughtUp(*rbs, "web");
