@@ -50,6 +50,10 @@ std::set<std::string> heldOn(const json::object& binding) {
 
 }  // namespace
 
+bool replicasKeptUntilKnown(const std::optional<dependencies::LeaderGate>& gate) {
+  return gate && gate->status == "Unknown" && !gate->autoscaledOn.empty();
+}
+
 std::optional<dependencies::LeaderGate> gateOf(const json::object& binding, const GateInputs& in) {
   if (!in.followers || !in.bindings) return std::nullopt;
   const auto leader = in.followers->leaderOf(binding);

@@ -32,6 +32,14 @@ struct GateInputs {
 std::optional<dependencies::LeaderGate> gateOf(const boost::json::object& binding,
                                                const GateInputs& in);
 
+// Whether a pass under this gate left replicas as they were because the follower caches are
+// still syncing (Status "Unknown" with clusters whose replicas were kept: an HPA there is not
+// known yet). Such a pass applied what it could but not the placement's replicas, so it is
+// undecided: it writes no FullyApplied and looks again in a second. Without that, a scale that
+// came while the operator restarted stayed unapplied on every member until something else
+// brought the binding back (seen in the chaos suite).
+bool replicasKeptUntilKnown(const std::optional<dependencies::LeaderGate>& gate);
+
 // The message prefix of a cluster the gate holds a workload off (PendingCreate), and whether an
 // outcome (ClusterOutcome, or object_sync's per-cluster state) is one: a wait, not a failure, so
 // no Warning Event (DependenciesReady says why). Other PendingCreates (a CRD not served yet) are.

@@ -63,6 +63,17 @@ TEST(DeferWaitingStatus, OnlyANewBindingWaitingForFollowersBeingApplied) {
 }
 
 // Only the gate's own waits are silent; a PendingCreate for another reason still gets its Event.
+TEST(ReplicasKeptUntilKnown, OnlyAnUnknownGateThatKeptReplicas) {
+  EXPECT_FALSE(replicasKeptUntilKnown(std::nullopt));
+  dependencies::LeaderGate gate;
+  gate.status = "Unknown";
+  EXPECT_FALSE(replicasKeptUntilKnown(gate)) << "a workload on no cluster yet keeps nothing";
+  gate.autoscaledOn = {"member1"};
+  EXPECT_TRUE(replicasKeptUntilKnown(gate));
+  gate.status = "True";  // known: an HPA's replicas there are the workload's (not a wait)
+  EXPECT_FALSE(replicasKeptUntilKnown(gate));
+}
+
 TEST(WaitingForDependencies, TheGatesWaitsOnly) {
   EXPECT_TRUE(waitingForDependencies(
       ClusterOutcome{"member1", propagation::kPendingCreate,

@@ -551,6 +551,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
     pass.pollUnhealthy = pass.pollUnhealthy || (retry.poll && s.target &&
                                                 s.health.health != interpreter::Health::kHealthy);
   }
+  pass.undecided = pass.undecided || replicasKeptUntilKnown(gate);
   if (pass.undecided) {
     auto carried = carryFirstPlacement(bindingResource, *rbObject);
     if (!carried) return retryOnConflict(carried.error());
@@ -590,20 +591,8 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   bool missing = false;
   auto written = writeStatus(
       host_, executor_, bindingResource, *rbObject, [&](json::object& object) -> api::Result<bool> {
-        auto current = fromObject<api::ResourceBinding>(object);
-        if (!current) return current.error();
-        if (current->metadata.generation != rb->metadata.generation) return false;
-        auto next = syncStatus(*current, outcomes, nowText, "", !input.placementCurrent);
-        // A first placement's status rides along: one write, not the scheduler's and this one
-        // (controllers/scheduler/placement_status.h, firstPlacementStatus).
-        if (auto placed = scheduler::firstPlacementStatus(*current, options_.wallClock()))
-          scheduler::mergeSchedulerStatus(next, *placed);
-        missing = dependencies::updateDependenciesReady(next, gate, current->metadata.generation,
-                                                        nowText);
-        const json::value status = api::encode(next);
-        if (sameStatus(object, status)) return false;
-        object["status"] = status;
-        return true;
+        return applyPassStatus(object, rb->metadata.generation, outcomes, nowText, "",
+                               !input.placementCurrent, gate, &missing);
       });
   if (!written) return retryOnConflict(written.error());
   if (missing) events_.event(involved(*rb), "Warning", "DependencyMissing", gate->message);

@@ -644,6 +644,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
                    .moving = plan.move.moving(),
                    .moveLeft = input.moveLeft};
   for (const auto& o : outcomes) pass.undecided = pass.undecided || o.propagation == kUndecided;
+  pass.undecided = pass.undecided || replicasKeptUntilKnown(gate);
   // Undecided, or a new workload whose followers are being applied: nothing to say yet
   // (dependency_gate.h) but the scheduler's word.
   if (pass.undecided ||
@@ -670,26 +671,12 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   // The sync controller's fields, applied again to a fresh binding if another writer (scheduler,
   // status controller) got there first.
   bool missing = false;
-  auto written = writeStatus(
-      host_, executor_, resources::kResourceBindings, toObject(*rb),
-      [&](json::object& object) -> api::Result<bool> {
-        auto current = fromObject<api::ResourceBinding>(object);
-        if (!current) return current.error();
-        // Outcomes of an older placement say nothing about a newer one:
-        // the newer generation's event brings this binding back.
-        if (current->metadata.generation != rb->metadata.generation) return false;
-        auto next = syncStatus(*current, outcomes, nowText, moving, !input.placementCurrent);
-        // A first placement's status rides along: one write, not the scheduler's and this one
-        // (controllers/scheduler/placement_status.h, firstPlacementStatus).
-        if (auto placed = scheduler::firstPlacementStatus(*current, options_.wallClock()))
-          scheduler::mergeSchedulerStatus(next, *placed);
-        missing = dependencies::updateDependenciesReady(next, gate, current->metadata.generation,
-                                                        nowText);
-        const json::value status = api::encode(next);
-        if (sameStatus(object, status)) return false;
-        object["status"] = status;
-        return true;
-      });
+  auto written =
+      writeStatus(host_, executor_, resources::kResourceBindings, toObject(*rb),
+                  [&](json::object& object) -> api::Result<bool> {
+                    return applyPassStatus(object, rb->metadata.generation, outcomes, nowText,
+                                           moving, !input.placementCurrent, gate, &missing);
+                  });
   if (!written) return retryOnConflict(written.error());
   if (missing) events_.event(involved(*rb), "Warning", "DependencyMissing", gate->message);
   // Member status events bring a moving binding back as the new replicas become available (the
@@ -697,6 +684,25 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   // backstop.
   if (pass.moving) log::info(kName, key, "make-before-break: " + moving);
   return toResult(requeueAfter(pass, retryTimes()));
+}
+
+api::Result<bool> SyncController::applyPassStatus(
+    json::object& object, int64_t generation, const std::vector<ClusterOutcome>& outcomes,
+    const std::string& now, const std::string& moving, bool keepUnobserved,
+    const std::optional<dependencies::LeaderGate>& gate, bool* missing) const {
+  auto current = fromObject<api::ResourceBinding>(object);
+  if (!current) return current.error();
+  // (The newer generation's event brings this binding back.)
+  if (current->metadata.generation != generation) return false;
+  auto next = syncStatus(*current, outcomes, now, moving, keepUnobserved);
+  // A first placement's status rides along: one write, not the scheduler's and this one.
+  if (auto placed = scheduler::firstPlacementStatus(*current, options_.wallClock()))
+    scheduler::mergeSchedulerStatus(next, *placed);
+  *missing = dependencies::updateDependenciesReady(next, gate, generation, now);
+  const json::value status = api::encode(next);
+  if (sameStatus(object, status)) return false;
+  object["status"] = status;
+  return true;
 }
 
 api::Result<bool> SyncController::carryFirstPlacement(const kube::ResourceId& resource,

@@ -14,6 +14,7 @@
 #include "controllers/common/member_registry.h"
 #include "controllers/common/object_key.h"
 #include "controllers/dependencies/follower_index.h"
+#include "controllers/dependencies/leaders.h"
 #include "controllers/override/policy_source.h"
 #include "controllers/sync/object_plan.h"
 #include "controllers/sync/sync_plan.h"
@@ -148,6 +149,17 @@ class SyncController final : public kube::Reconciler {
   // in controllers/scheduler/placement_status.h). Nothing when there is none to carry.
   api::Result<bool> carryFirstPlacement(const kube::ResourceId& resource,
                                         const boost::json::object& binding);
+  // The binding status a sync pass writes, applied to `object` as the server holds it (a lost
+  // race applies it again to the fresh one): the pass's outcomes if the object is still at
+  // `generation` (outcomes of an older placement say nothing about a newer one), a first
+  // placement's status (the scheduler's, placement_status.h) and DependenciesReady. False:
+  // nothing changes. *missing: DependenciesReady turned to Missing (a Warning Event says why).
+  api::Result<bool> applyPassStatus(boost::json::object& object, int64_t generation,
+                                    const std::vector<ClusterOutcome>& outcomes,
+                                    const std::string& now, const std::string& moving,
+                                    bool keepUnobserved,
+                                    const std::optional<dependencies::LeaderGate>& gate,
+                                    bool* missing) const;
   // Not Ready (False or Unknown) since longer ago than options_.failoverGrace.
   bool downLongerThanGrace(const api::FederatedCluster& fc) const;
   std::string readyProblem(const std::string& cluster) const;
