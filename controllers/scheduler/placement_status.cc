@@ -50,6 +50,13 @@ std::optional<api::ResourceBindingStatus> firstPlacementStatus(const api::Resour
   return repairedStatus(rb, record, now);
 }
 
+bool carryFirstPlacement(const api::ResourceBinding& rb, api::Clock::time_point now,
+                         api::ResourceBindingStatus& into) {
+  const auto placed = firstPlacementStatus(rb, now);
+  if (placed) mergeSchedulerStatus(into, *placed);
+  return placed.has_value();
+}
+
 void mergeSchedulerStatus(api::ResourceBindingStatus& into,
                           const api::ResourceBindingStatus& scheduler) {
   into.schedulerObservedGeneration = scheduler.schedulerObservedGeneration;

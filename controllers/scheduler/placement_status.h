@@ -31,6 +31,11 @@ std::optional<api::ResourceBindingStatus> repairedStatus(
 std::optional<api::ResourceBindingStatus> firstPlacementStatus(const api::ResourceBinding& rb,
                                                                api::Clock::time_point now);
 
+// Merges firstPlacementStatus(rb, now), when there is one, into `into` (a status another
+// controller is about to write for `rb`); returns whether there was.
+bool carryFirstPlacement(const api::ResourceBinding& rb, api::Clock::time_point now,
+                         api::ResourceBindingStatus& into);
+
 // Copies the scheduler's fields (schedulerObservedGeneration, lastScheduledTime, lastScheduleType,
 // placementSummary, diagnosis, the Scheduled condition) from `scheduler` into `into`.
 void mergeSchedulerStatus(api::ResourceBindingStatus& into,

@@ -140,38 +140,36 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
     // controller's (applied, propagation, message) are taken from the object being written.
     std::map<std::string, api::AggregatedStatusItem> mine;
     for (const auto& item : result.bindings) mine[item.clusterName] = item;
-    auto rbWritten =
-        writeStatus(host_, executor_, resources::kResourceBindings, toObject(*rb),
-                    [&](json::object& object) -> api::Result<bool> {
-                      auto current = fromObject<api::ResourceBinding>(object);
-                      if (!current) return current.error();
-                      api::ResourceBindingStatus next = current->status;
-                      std::map<std::string, api::AggregatedStatusItem> merged;
-                      for (const auto& item : next.aggregatedStatus)
-                        merged[item.clusterName] = item;
-                      for (const auto& [cluster, item] : mine) {
-                        auto& m = merged[cluster];
-                        m.clusterName = cluster;
-                        m.health = item.health;
-                        m.replicas = item.replicas;
-                        m.readyReplicas = item.readyReplicas;
-                      }
-                      // Entries neither controller has anything to say about any more
-                      // go.
-                      next.aggregatedStatus.clear();
-                      for (auto& [cluster, item] : merged) {
-                        if (!mine.count(cluster) && item.propagation.empty()) continue;
-                        next.aggregatedStatus.push_back(std::move(item));
-                      }
-                      // A first placement's status rides along, as with the
-                      // sync's write (placement_status.h).
-                      if (auto placed = scheduler::firstPlacementStatus(*current, wallClock_()))
-                        scheduler::mergeSchedulerStatus(next, *placed);
-                      const json::value status = api::encode(next);
-                      if (sameStatus(object, status)) return false;
-                      object["status"] = status;
-                      return true;
-                    });
+    auto rbWritten = writeStatus(host_, executor_, resources::kResourceBindings, toObject(*rb),
+                                 [&](json::object& object) -> api::Result<bool> {
+                                   auto current = fromObject<api::ResourceBinding>(object);
+                                   if (!current) return current.error();
+                                   api::ResourceBindingStatus next = current->status;
+                                   std::map<std::string, api::AggregatedStatusItem> merged;
+                                   for (const auto& item : next.aggregatedStatus)
+                                     merged[item.clusterName] = item;
+                                   for (const auto& [cluster, item] : mine) {
+                                     auto& m = merged[cluster];
+                                     m.clusterName = cluster;
+                                     m.health = item.health;
+                                     m.replicas = item.replicas;
+                                     m.readyReplicas = item.readyReplicas;
+                                   }
+                                   // Entries neither controller has anything to say about any more
+                                   // go.
+                                   next.aggregatedStatus.clear();
+                                   for (auto& [cluster, item] : merged) {
+                                     if (!mine.count(cluster) && item.propagation.empty()) continue;
+                                     next.aggregatedStatus.push_back(std::move(item));
+                                   }
+                                   // A first placement's status rides along, as with the
+                                   // sync's write (placement_status.h).
+                                   scheduler::carryFirstPlacement(*current, wallClock_(), next);
+                                   const json::value status = api::encode(next);
+                                   if (sameStatus(object, status)) return false;
+                                   object["status"] = status;
+                                   return true;
+                                 });
     if (!rbWritten) return retryOnConflict(rbWritten.error());
   }
   if (host && result.host && !(firstDecisionPending && !hasStatus(hostObject))) {

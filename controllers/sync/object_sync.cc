@@ -553,7 +553,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   }
   pass.undecided = pass.undecided || replicasKeptUntilKnown(gate);
   if (pass.undecided) {
-    auto carried = carryFirstPlacement(bindingResource, *rbObject);
+    auto carried = writeFirstPlacementOnly(bindingResource, *rbObject);
     if (!carried) return retryOnConflict(carried.error());
     return toResult(requeueAfter(pass, retryTimes()));
   }
@@ -570,7 +570,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcileObject(const std::st
   // A new workload whose followers are being applied: nothing to say yet (dependency_gate.h).
   if (deferWaitingStatus(*rbObject, gate, outcomes,
                          {.missingGrace = options_.missingGrace, .now = now})) {
-    auto carried = carryFirstPlacement(bindingResource, *rbObject);  // (the scheduler's word)
+    auto carried = writeFirstPlacementOnly(bindingResource, *rbObject);  // (the scheduler's word)
     if (!carried) return retryOnConflict(carried.error());
     return toResult(requeueAfter(pass, retryTimes()));
   }

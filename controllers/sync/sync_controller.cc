@@ -650,7 +650,7 @@ api::Result<kube::ReconcileResult> SyncController::reconcile(const std::string& 
   if (pass.undecided ||
       deferWaitingStatus(*rbObject, gate, outcomes,
                          {.missingGrace = options_.missingGrace, .now = options_.wallClock()})) {
-    auto carried = carryFirstPlacement(resources::kResourceBindings, *rbObject);
+    auto carried = writeFirstPlacementOnly(resources::kResourceBindings, *rbObject);
     if (!carried) return retryOnConflict(carried.error());
     return toResult(requeueAfter(pass, retryTimes()));
   }
@@ -696,8 +696,7 @@ api::Result<bool> SyncController::applyPassStatus(
   if (current->metadata.generation != generation) return false;
   auto next = syncStatus(*current, outcomes, now, moving, keepUnobserved);
   // A first placement's status rides along: one write, not the scheduler's and this one.
-  if (auto placed = scheduler::firstPlacementStatus(*current, options_.wallClock()))
-    scheduler::mergeSchedulerStatus(next, *placed);
+  scheduler::carryFirstPlacement(*current, options_.wallClock(), next);
   *missing = dependencies::updateDependenciesReady(next, gate, generation, now);
   const json::value status = api::encode(next);
   if (sameStatus(object, status)) return false;
@@ -705,8 +704,8 @@ api::Result<bool> SyncController::applyPassStatus(
   return true;
 }
 
-api::Result<bool> SyncController::carryFirstPlacement(const kube::ResourceId& resource,
-                                                      const json::object& binding) {
+api::Result<bool> SyncController::writeFirstPlacementOnly(const kube::ResourceId& resource,
+                                                          const json::object& binding) {
   if (auto rb = fromObject<api::ResourceBinding>(binding);
       !rb || !scheduler::firstPlacementStatus(*rb, options_.wallClock()))
     return false;
@@ -714,10 +713,8 @@ api::Result<bool> SyncController::carryFirstPlacement(const kube::ResourceId& re
       host_, executor_, resource, binding, [&](json::object& object) -> api::Result<bool> {
         auto current = fromObject<api::ResourceBinding>(object);
         if (!current) return current.error();
-        const auto placed = scheduler::firstPlacementStatus(*current, options_.wallClock());
-        if (!placed) return false;
         api::ResourceBindingStatus next = current->status;
-        scheduler::mergeSchedulerStatus(next, *placed);
+        if (!scheduler::carryFirstPlacement(*current, options_.wallClock(), next)) return false;
         object["status"] = api::encode(next);
         return true;
       });

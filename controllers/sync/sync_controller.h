@@ -147,8 +147,8 @@ class SyncController final : public kube::Reconciler {
   // For a pass that writes no status of its own (undecided, or waiting for dependencies): the
   // first placement's status alone, which the scheduler left to this pass (firstPlacementStatus
   // in controllers/scheduler/placement_status.h). Nothing when there is none to carry.
-  api::Result<bool> carryFirstPlacement(const kube::ResourceId& resource,
-                                        const boost::json::object& binding);
+  api::Result<bool> writeFirstPlacementOnly(const kube::ResourceId& resource,
+                                            const boost::json::object& binding);
   // The binding status a sync pass writes, applied to `object` as the server holds it (a lost
   // race applies it again to the fresh one): the pass's outcomes if the object is still at
   // `generation` (outcomes of an older placement say nothing about a newer one), a first
