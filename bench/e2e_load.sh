@@ -239,6 +239,12 @@ quantiles() {
       printf "%.1f %.1f %d\n", out[1] * 1000, out[2] * 1000, total
     }' <<<"$m"
 }
+# Reconciles per binding and their CPU-inclusive wall time, by controller: which loop runs how
+# often for one workload (a reconcile that ends in no write still decodes and compares).
+awk -v n="$WORKLOADS" '
+  /^flotilla_controller_reconcile_total\{/ { match($0, /controller="[^"]*"/); c = substr($0, RSTART + 12, RLENGTH - 13); runs[c] += $NF }
+  /^flotilla_controller_reconcile_time_seconds_total\{/ { match($0, /controller="[^"]*"/); c = substr($0, RSTART + 12, RLENGTH - 13); secs[c] += $NF }
+  END { for (c in runs) printf "reconciles_per_binding: %s %.2f (%.2f ms each)\n", c, runs[c] / n, runs[c] ? secs[c] * 1000 / runs[c] : 0 }' <<<"$m" | sort
 read -r p50 p99 attempts < <(quantiles flotilla_scheduler_scheduling_duration_seconds)
 echo "scheduling_latency_ms: p50 $p50, p99 $p99 ($attempts attempts)"
 rss=$(rss_kb VmRSS)

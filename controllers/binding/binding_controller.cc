@@ -34,10 +34,11 @@ void BindingController::watch(kube::Controller& controller,
   // Template and label changes matter; status writes (the status controller's) do not.
   controller.watch(federatedDeployments, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
-  // A binding changed or deleted by someone else is put back; the scheduler's status writes are
-  // ignored (its spec.clusters writes come through and find nothing to do).
+  // A binding changed or deleted by someone else is put back; the scheduler's writes (status,
+  // and spec.clusters, which is its own) bring no reconcile: it would decode the workload and its
+  // policies to find nothing to do, once per binding (docs/performance.md, round 2).
   controller.watch(bindings, kube::mapToOwner("FederatedDeployment", "flotilla.io"),
-                   kube::generationChanged());
+                   kube::specChangedExcept({"clusters"}));
   controller.watch(policies, mapPolicyToObjects(informers_.federatedDeployments));
   controller.watch(clusterPolicies, mapPolicyToObjects(informers_.federatedDeployments));
 }
@@ -49,7 +50,7 @@ void BindingController::watchObjects(kube::Controller& controller,
   controller.watch(federatedObjects, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
   controller.watch(bindings, kube::mapToOwner("FederatedObject", "flotilla.io"),
-                   kube::generationChanged());
+                   kube::specChangedExcept({"clusters"}));
   controller.watch(policies, mapPolicyToObjects(federatedObjects));
   controller.watch(clusterPolicies, mapPolicyToObjects(federatedObjects));
 }
@@ -83,7 +84,7 @@ void BindingController::watchClusterObjects(kube::Controller& controller,
   controller.watch(clusterFederatedObjects, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
   controller.watch(clusterBindings, kube::mapToOwner("ClusterFederatedObject", "flotilla.io"),
-                   kube::generationChanged());
+                   kube::specChangedExcept({"clusters"}));
   controller.watch(clusterPolicies, mapPolicyToObjects(clusterFederatedObjects));
 }
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 namespace flotilla::kube {
@@ -29,19 +30,17 @@ bool sameMetaField(const ObjectPtr& a, const ObjectPtr& b, const char* key) {
 }  // namespace
 
 Predicate generationChanged() {
-  return Predicate{nullptr,
-                   [](const ObjectPtr& a, const ObjectPtr& b) {
-                     return !sameMetaField(a, b, "generation");
-                   },
-                   nullptr};
+  return Predicate{
+      nullptr,
+      [](const ObjectPtr& a, const ObjectPtr& b) { return !sameMetaField(a, b, "generation"); },
+      nullptr};
 }
 
 Predicate labelsChanged() {
-  return Predicate{nullptr,
-                   [](const ObjectPtr& a, const ObjectPtr& b) {
-                     return !sameMetaField(a, b, "labels");
-                   },
-                   nullptr};
+  return Predicate{
+      nullptr,
+      [](const ObjectPtr& a, const ObjectPtr& b) { return !sameMetaField(a, b, "labels"); },
+      nullptr};
 }
 
 Predicate deletionChanged() {
@@ -54,9 +53,36 @@ Predicate deletionChanged() {
 }
 
 Predicate annotationsChanged() {
+  return Predicate{
+      nullptr,
+      [](const ObjectPtr& a, const ObjectPtr& b) { return !sameMetaField(a, b, "annotations"); },
+      nullptr};
+}
+
+Predicate specChangedExcept(std::vector<std::string> ignored) {
   return Predicate{nullptr,
-                   [](const ObjectPtr& a, const ObjectPtr& b) {
-                     return !sameMetaField(a, b, "annotations");
+                   [ignored = std::move(ignored)](const ObjectPtr& a, const ObjectPtr& b) {
+                     if (sameMetaField(a, b, "generation")) return false;
+                     static const json::object kEmpty;
+                     auto specOf = [](const ObjectPtr& o) -> const json::object& {
+                       const auto* s = o ? o->if_contains("spec") : nullptr;
+                       return s && s->is_object() ? s->as_object() : kEmpty;
+                     };
+                     const json::object& sa = specOf(a);
+                     const json::object& sb = specOf(b);
+                     auto skip = [&ignored](std::string_view key) {
+                       return std::find(ignored.begin(), ignored.end(), key) != ignored.end();
+                     };
+                     // Every field of one is in the other with the same value, both ways.
+                     for (const auto& [key, value] : sa) {
+                       if (skip(key)) continue;
+                       const auto* other = sb.if_contains(key);
+                       if (!other || *other != value) return true;
+                     }
+                     for (const auto& [key, value] : sb) {
+                       if (!skip(key) && !sa.contains(key)) return true;
+                     }
+                     return false;
                    },
                    nullptr};
 }

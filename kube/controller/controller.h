@@ -48,6 +48,10 @@ Predicate annotationsChanged();
 // deletionTimestamp or finalizers changed (the start of a deletion is not a generation change on
 // every server).
 Predicate deletionChanged();
+// The generation moved and the spec differs in a field other than `ignored`: a controller that owns
+// part of a spec is not woken by another controller's writes of its own part (a binding's
+// spec.clusters is the scheduler's).
+Predicate specChangedExcept(std::vector<std::string> ignored);
 Predicate anyOf(std::vector<Predicate> predicates);  // updates pass when any passes
 
 // From an object to the keys to reconcile.

@@ -362,22 +362,15 @@ void MemberController::loop() {
   auto lastPass = std::chrono::steady_clock::now() - options_.minPassInterval;
   std::chrono::steady_clock::duration lastPassTook{};
   while (!stopping_) {
-    // Pods turn Ready on a timer: while some wait for it, look again at least every
-    // readyDelay/4; otherwise only a change starts a pass (passes read every object, and 100
-    // members polling four times a second took more CPU than the rest of a benchmark together).
-    // A controller's own deadline (a Job's pod ends, a CronJob is due) wakes a pass too.
+    // Only a change, or a moment a pass asked for, starts a pass: the next pod due to turn Ready,
+    // a Job's pod due to end, a CronJob due to run (PassClock). Passes read every object, and
+    // 100 members polling while pods waited took more CPU than the rest of a benchmark together.
     const int64_t due = dueAt_.load();
-    std::chrono::milliseconds untilDue = std::chrono::milliseconds::max();
     if (due > 0) {
       const int64_t nowMs =
           std::chrono::duration_cast<std::chrono::milliseconds>(now_().time_since_epoch()).count();
-      untilDue = std::chrono::milliseconds(std::max<int64_t>(20, due - nowMs));
-    }
-    if (podsWaiting_ || due > 0) {
-      auto wait = untilDue;
-      if (podsWaiting_)
-        wait = std::min(wait, std::max(std::chrono::milliseconds(20), options_.readyDelay / 4));
-      wake_.wait_for(lock, wait, [&] { return dirty_ || stopping_; });
+      wake_.wait_for(lock, std::chrono::milliseconds(std::max<int64_t>(20, due - nowMs)),
+                     [&] { return dirty_ || stopping_; });
     } else {
       wake_.wait(lock, [&] { return dirty_ || stopping_; });
     }
@@ -401,17 +394,17 @@ void MemberController::loop() {
 
 int MemberController::reconcile() {
   int writes = 0;
+  PassClock clock{now_()};
   writes += reconcileDeployments();
   writes += reconcileReplicaSets();
   writes += bindPods();
-  writes += runPods();
+  writes += runPods(clock);
   writes += reconcileReplicaSets();  // statuses after binding and readiness
   writes += reconcileDeployments();
   writes += assignLoadBalancers();
   // The workload controllers: HPAs first (they change replicas), CronJobs after Jobs (their
   // history and active list see the Jobs that just ended; a new Job's write wakes the next pass),
   // then the pod binder and kubelet again for their pods.
-  PassClock clock{now_()};
   int workloads = 0;
   workloads += hpas_.reconcile(clock);
   workloads += jobs_.reconcile(clock);
@@ -420,7 +413,7 @@ int MemberController::reconcile() {
   workloads += daemonSets_.reconcile(clock);
   if (workloads > 0) {
     workloads += bindPods();
-    workloads += runPods();
+    workloads += runPods(clock);
   }
   dueAt_ = clock.due == api::Clock::time_point::max()
                ? 0
@@ -780,11 +773,10 @@ int MemberController::bindPods() {
   return writes;
 }
 
-int MemberController::runPods() {
+int MemberController::runPods(PassClock& clock) {
   int writes = 0;
-  podsWaiting_ = false;
   podsBlocked_ = false;
-  const auto now = now_();
+  const auto now = clock.now;
   const std::string nowText = api::formatRfc3339(now);
   for (const auto& pod : store_.listShared(kPods, "")) {
     const json::object& p = *pod;
@@ -797,7 +789,7 @@ int MemberController::runPods() {
     if (!scheduled || stringAt(*scheduled, "status") != "True") continue;
     auto at = api::parseRfc3339(stringAt(*scheduled, "lastTransitionTime"));
     if (at && now - *at < options_.readyDelay) {
-      podsWaiting_ = true;
+      clock.wakeAt(*at + options_.readyDelay);  // the pass that makes it Ready
       continue;
     }
     if (const auto wait = podWaitsFor(store_, p); wait.waiting()) {

@@ -72,7 +72,7 @@ class MemberController {
   int reconcileDeployments();
   int reconcileReplicaSets();
   int bindPods();
-  int runPods();
+  int runPods(PassClock& clock);
   int assignLoadBalancers();
   void loop();
 
@@ -83,8 +83,6 @@ class MemberController {
   std::condition_variable wake_;
   bool dirty_ = true;
   bool stopping_ = false;
-  // The last pass saw pods not yet due to turn Ready (atomic: tests may call reconcile()).
-  std::atomic<bool> podsWaiting_{false};
   // Some pod waits for a ConfigMap, Secret or ServiceAccount (runPods): their events wake a pass.
   std::atomic<bool> podsBlocked_{false};
   uint64_t subscription_ = 0;
@@ -100,8 +98,8 @@ class MemberController {
   JobController jobs_{store_, options_};
   CronJobController cronJobs_{store_, options_};
   HpaController hpas_{store_, options_};
-  // Milliseconds since the epoch (api::Clock) at which a controller wants the next pass (a
-  // Job's pod due to end, a CronJob due to run); 0: none.
+  // Milliseconds since the epoch (api::Clock) at which the last pass wants the next one (a pod
+  // due to turn Ready, a Job's pod due to end, a CronJob due to run); 0: none.
   std::atomic<int64_t> dueAt_{0};
 };
 

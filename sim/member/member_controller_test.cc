@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <thread>
 
 namespace flotilla::sim {
 namespace {
@@ -161,6 +162,27 @@ TEST_F(MemberFixture, DeploymentBecomesPodsThatBindRunAndReportStatus) {
   EXPECT_EQ(status.at("availableReplicas"), 3);
   EXPECT_EQ(status.at("conditions").at(0).at("status"), "True");
   EXPECT_EQ(status.at("conditions").at(1).at("reason"), "NewReplicaSetAvailable");
+}
+
+// Running on its thread, a member makes a bound pod Ready when its ready delay is up, with nothing
+// else changing: the pass that binds it asks for the pass that makes it Ready (no polling).
+TEST_F(MemberFixture, ItsThreadMakesAPodReadyWhenTheDelayIsUp) {
+  // PodScheduled's time has whole seconds, as the API server's: a delay past a second means no
+  // pass that binds the pod may also start it, so only a timed pass can.
+  controller_ = std::make_unique<MemberController>(*store_, MemberOptions{1500ms});
+  controller_->start();
+  const auto started = std::chrono::steady_clock::now();
+  deployment(1);
+  bool running = false;
+  for (auto deadline = started + 10s; !running && std::chrono::steady_clock::now() < deadline;) {
+    running = count([](const json::object& p) {
+                return p.contains("status") && phase(p) == "Running";
+              }) == 1;
+    if (!running) std::this_thread::sleep_for(10ms);  // polling, with a deadline
+  }
+  controller_->stop();
+  ASSERT_TRUE(running);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 500ms);  // not before its delay
 }
 
 TEST_F(MemberFixture, DeletedPodsAreReplacedAndScalingRemovesUnscheduledFirst) {
