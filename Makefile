@@ -87,6 +87,7 @@ bench-e2e: build ## End to end under load: bindings/s, writes per binding, resta
 
 bench: build ## Run the benchmarks (numbers, not pass/fail; pin to one core with taskset)
 	taskset -c 0 $(BUILD_DIR)/bench/scheduler_bench --benchmark_counters_tabular=true
+	taskset -c 0 $(BUILD_DIR)/bench/codec_bench
 	$(BUILD_DIR)/bench/sim_bench --kubectl
 	$(BUILD_DIR)/bench/kube_bench
 	$(BUILD_DIR)/bench/webhook_bench --clients 200

@@ -2,6 +2,8 @@
 // Boost.Describe and Boost.Mp11 and is instantiated once per kind there.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <boost/describe.hpp>
 #include <boost/json.hpp>
 #include <boost/mp11/algorithm.hpp>
@@ -22,33 +24,44 @@ namespace flotilla::api::codec_detail {
 
 namespace json = boost::json;
 
-// A JSON path being walked: "spec.placement.weights[2].weight".
+// A JSON path being walked: "spec.placement.weights[2].weight". Kept as the steps taken and
+// spelled out only for an error: every decoded field passes through here, and building the text
+// for each was a measurable part of decoding. The names are views of the member names and of the
+// keys of the object being decoded, which outlive the walk.
 class Path {
  public:
-  void pushField(std::string_view name) {
-    marks_.push_back(path_.size());
-    if (!path_.empty()) path_ += '.';
-    path_ += name;
+  void pushField(std::string_view name) { steps_.push_back({Step::kField, name, 0}); }
+  void pushIndex(size_t i) { steps_.push_back({Step::kIndex, {}, i}); }
+  void pushKey(std::string_view key) { steps_.push_back({Step::kKey, key, 0}); }
+  void pop() { steps_.pop_back(); }
+  std::string str() const {
+    std::string out;
+    for (const auto& s : steps_) {
+      switch (s.kind) {
+        case Step::kField:
+          if (!out.empty()) out += '.';
+          out += s.name;
+          break;
+        case Step::kIndex:
+          out += '[' + std::to_string(s.index) + ']';
+          break;
+        case Step::kKey:
+          out += '[';
+          out += s.name;
+          out += ']';
+          break;
+      }
+    }
+    return out;
   }
-  void pushIndex(size_t i) {
-    marks_.push_back(path_.size());
-    path_ += '[' + std::to_string(i) + ']';
-  }
-  void pushKey(std::string_view key) {
-    marks_.push_back(path_.size());
-    path_ += '[';
-    path_ += key;
-    path_ += ']';
-  }
-  void pop() {
-    path_.resize(marks_.back());
-    marks_.pop_back();
-  }
-  const std::string& str() const { return path_; }
 
  private:
-  std::string path_;
-  std::vector<size_t> marks_;
+  struct Step {
+    enum Kind { kField, kIndex, kKey } kind;
+    std::string_view name;
+    size_t index;
+  };
+  std::vector<Step> steps_;
 };
 
 struct Decoder {
@@ -204,13 +217,42 @@ void decodeValue(const json::value& v, std::map<std::string, T>& out, Decoder& d
   }
 }
 
+// A kind's JSON field names, sorted, with each one's position among the described members: built
+// once per type, so decoding an object is one pass over its keys (a binary search each) instead of
+// a search of the object for every member and of the members for every key (those searches'
+// string compares were the largest part of the operator's decoding; docs/performance.md).
 template <Described T>
-bool isKnownField(std::string_view key) {
-  bool known = false;
-  boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public>>(
-      [&](auto member) { known = known || jsonName(member.name) == key; });
-  return known;
-}
+class FieldTable {
+ public:
+  using Members = boost::describe::describe_members<T, boost::describe::mod_public>;
+  static constexpr size_t kSize = boost::mp11::mp_size<Members>::value;
+  static constexpr size_t kUnknown = static_cast<size_t>(-1);
+
+  static const FieldTable& get() {
+    static const FieldTable table;
+    return table;
+  }
+  size_t find(std::string_view key) const {
+    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), key,
+                               [](const Entry& e, std::string_view k) { return e.name < k; });
+    return it != sorted_.end() && it->name == key ? it->index : kUnknown;
+  }
+
+ private:
+  struct Entry {
+    std::string_view name;
+    size_t index;
+  };
+  FieldTable() {
+    size_t i = 0;
+    boost::mp11::mp_for_each<Members>([&](auto member) {
+      sorted_[i] = Entry{jsonName(member.name), i}, ++i;
+    });
+    std::sort(sorted_.begin(), sorted_.end(),
+              [](const Entry& a, const Entry& b) { return a.name < b.name; });
+  }
+  std::array<Entry, kSize> sorted_{};
+};
 
 template <Described T>
 void decodeMembers(const json::object& obj, T& out, Decoder& d);
@@ -224,17 +266,33 @@ void decodeValue(const json::value& v, T& out, Decoder& d) {
 
 template <Described T>
 void decodeMembers(const json::object& obj, T& out, Decoder& d) {
-  boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public>>(
-      [&](auto member) {
-        const std::string_view name = jsonName(member.name);
-        if (auto it = obj.find(name); it != obj.end()) {
-          d.path.pushField(name);
-          decodeValue(it->value(), out.*member.pointer, d);
-          d.path.pop();
-        }
-      });
+  using Table = FieldTable<T>;
+  const Table& table = Table::get();
+  // Which key holds each member (nullptr: absent), and whether any key is not a member.
+  std::array<const json::value*, std::max<size_t>(Table::kSize, 1)> found{};
+  bool unknown = false;
   for (const auto& kv : obj) {
-    if (isKnownField<T>(kv.key())) continue;
+    const size_t i = table.find(kv.key());
+    if (i == Table::kUnknown) {
+      unknown = true;
+    } else {
+      found[i] = &kv.value();
+    }
+  }
+  // Members in declaration order, then the unknown keys in the object's order: the order in
+  // which errors are reported.
+  size_t i = 0;
+  boost::mp11::mp_for_each<typename Table::Members>([&](auto member) {
+    if (const json::value* v = found[i++]) {
+      const std::string_view name = jsonName(member.name);
+      d.path.pushField(name);
+      decodeValue(*v, out.*member.pointer, d);
+      d.path.pop();
+    }
+  });
+  if (!unknown) return;
+  for (const auto& kv : obj) {
+    if (table.find(kv.key()) != Table::kUnknown) continue;
     if constexpr (KeepsUnknownFields<T>) {
       out.unknownFields[kv.key()] = kv.value();
     } else if (d.options.rejectUnknownFields) {
@@ -275,6 +333,11 @@ json::value encodeValue(const std::map<std::string, T>& v) {
 template <Described T>
 json::value encodeValue(const T& v) {
   json::object obj;
+  // Room for every member at once: growing the object field by field moved its entries each time.
+  size_t room = boost::mp11::mp_size<
+      boost::describe::describe_members<T, boost::describe::mod_public>>::value;
+  if constexpr (KeepsUnknownFields<T>) room += v.unknownFields.size();
+  obj.reserve(room);
   boost::mp11::mp_for_each<boost::describe::describe_members<T, boost::describe::mod_public>>(
       [&](auto member) {
         const auto& field = v.*member.pointer;

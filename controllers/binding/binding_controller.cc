@@ -34,11 +34,12 @@ void BindingController::watch(kube::Controller& controller,
   // Template and label changes matter; status writes (the status controller's) do not.
   controller.watch(federatedDeployments, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
-  // A binding changed or deleted by someone else is put back; the scheduler's writes (status,
-  // and spec.clusters, which is its own) bring no reconcile: it would decode the workload and its
-  // policies to find nothing to do, once per binding (docs/performance.md, round 2).
+  // A binding changed or deleted by someone else is put back. Its creation (this controller's)
+  // and the scheduler's writes (status, and spec.clusters, which is its own) bring no reconcile:
+  // each would decode the workload and its policies to find nothing to do (docs/performance.md,
+  // round 2). At start-up the FederatedDeployments' own list brings every binding's owner.
   controller.watch(bindings, kube::mapToOwner("FederatedDeployment", "flotilla.io"),
-                   kube::specChangedExcept({"clusters"}));
+                   kube::skipCreates(kube::specChangedExcept({"clusters"})));
   controller.watch(policies, mapPolicyToObjects(informers_.federatedDeployments));
   controller.watch(clusterPolicies, mapPolicyToObjects(informers_.federatedDeployments));
 }
@@ -50,7 +51,7 @@ void BindingController::watchObjects(kube::Controller& controller,
   controller.watch(federatedObjects, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
   controller.watch(bindings, kube::mapToOwner("FederatedObject", "flotilla.io"),
-                   kube::specChangedExcept({"clusters"}));
+                   kube::skipCreates(kube::specChangedExcept({"clusters"})));
   controller.watch(policies, mapPolicyToObjects(federatedObjects));
   controller.watch(clusterPolicies, mapPolicyToObjects(federatedObjects));
 }
@@ -84,7 +85,7 @@ void BindingController::watchClusterObjects(kube::Controller& controller,
   controller.watch(clusterFederatedObjects, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
   controller.watch(clusterBindings, kube::mapToOwner("ClusterFederatedObject", "flotilla.io"),
-                   kube::specChangedExcept({"clusters"}));
+                   kube::skipCreates(kube::specChangedExcept({"clusters"})));
   controller.watch(clusterPolicies, mapPolicyToObjects(clusterFederatedObjects));
 }
 

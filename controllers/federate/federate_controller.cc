@@ -31,10 +31,12 @@ void FederateController::watch(kube::Controller& controller, kube::SharedInforme
       deployments, kube::mapToSelf(),
       kube::anyOf({kube::generationChanged(), kube::labelsChanged(), kube::annotationsChanged()}));
   // The FederatedDeployment has the Deployment's name: a change or deletion of it by anyone
-  // brings the Deployment back for a check.
-  controller.watch(
-      federatedDeployments, kube::mapToSelf(),
-      kube::anyOf({kube::generationChanged(), kube::labelsChanged(), kube::annotationsChanged()}));
+  // brings the Deployment back for a check. Its creation (this controller's) does not: the
+  // reconcile that created it has nothing left to do, and at start-up the Deployments' own list
+  // brings each one.
+  controller.watch(federatedDeployments, kube::mapToSelf(),
+                   kube::skipCreates(kube::anyOf({kube::generationChanged(), kube::labelsChanged(),
+                                                  kube::annotationsChanged()})));
   controller.watch(policies, mapPolicyToObjects(informers_.deployments));
   controller.watch(clusterPolicies, mapPolicyToObjects(informers_.deployments));
 }

@@ -98,6 +98,11 @@ Predicate anyOf(std::vector<Predicate> predicates) {
                    nullptr};
 }
 
+Predicate skipCreates(Predicate predicate) {
+  predicate.create = [](const ObjectPtr&) { return false; };
+  return predicate;
+}
+
 MapFunc mapToSelf() {
   return [](const ObjectPtr& o) { return std::vector<std::string>{objectKey(*o)}; };
 }

@@ -53,6 +53,10 @@ Predicate deletionChanged();
 // spec.clusters is the scheduler's).
 Predicate specChangedExcept(std::vector<std::string> ignored);
 Predicate anyOf(std::vector<Predicate> predicates);  // updates pass when any passes
+// `predicate`, except that no creation passes: for the objects a controller creates itself (its
+// own create brings no second reconcile that finds nothing to do); the informer's first list is
+// creations too, so the controller's primary watch must cover start-up.
+Predicate skipCreates(Predicate predicate);
 
 // From an object to the keys to reconcile.
 using MapFunc = std::function<std::vector<std::string>(const ObjectPtr&)>;

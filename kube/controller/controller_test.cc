@@ -115,6 +115,11 @@ TEST(Predicates, GenerationLabelsAnnotations) {
   EXPECT_TRUE(specChangedExcept({"clusters"}).update(resized, dropped));
   EXPECT_TRUE(specChangedExcept({"clusters"}).update(dropped, resized));
   EXPECT_FALSE(specChangedExcept({"clusters"}).update(v1, statusOnly));
+  const auto mine = skipCreates(generationChanged());
+  EXPECT_FALSE(mine.create(v1));
+  EXPECT_TRUE(mine.update(v1, v2));
+  EXPECT_FALSE(mine.update(v1, statusOnly));
+  EXPECT_FALSE(mine.remove);  // deletions pass
   auto either = anyOf({generationChanged(), labelsChanged()});
   EXPECT_TRUE(either.update(v1, relabeled));
   EXPECT_TRUE(either.update(v1, v2));
