@@ -210,6 +210,14 @@ cpu_client=$(awk '/^client_cpu_seconds:/ {print $2}' "$WORK/client.out")
 echo "cpu_seconds: operator $cpu_op, host $cpu_host, members $cpu_members, load client ${cpu_client:-?}"
 echo "cpu_ms_per_binding: operator $(echo "$cpu_op * 1000 / $WORKLOADS" | bc), host $(echo "$cpu_host * 1000 / $WORKLOADS" | bc), members $(echo "$cpu_members * 1000 / $WORKLOADS" | bc)"
 
+# Reconciles per binding and their mean wall time, by controller: which loop runs how often for one
+# workload (a reconcile that ends in no write still decodes and compares). Read before the ceiling
+# below, whose ConfigMaps the object federate controller looks at too.
+metrics | awk -v n="$WORKLOADS" '
+  /^flotilla_controller_reconcile_total\{/ { match($0, /controller="[^"]*"/); c = substr($0, RSTART + 12, RLENGTH - 13); runs[c] += $NF }
+  /^flotilla_controller_reconcile_time_seconds_total\{/ { match($0, /controller="[^"]*"/); c = substr($0, RSTART + 12, RLENGTH - 13); secs[c] += $NF }
+  END { for (c in runs) printf "reconciles_per_binding: %s %.2f (%.2f ms each)\n", c, runs[c] / n, runs[c] ? secs[c] * 1000 / runs[c] : 0 }' | sort
+
 # The host's raw write ceiling, after the CPU was read: bench clients writing as fast as they can.
 if ((CEILING > 0)); then
   "$CLIENT" --kubeconfig "$KUBECONFIG" --namespace "$NS" --ceiling-seconds "$CEILING" --ceiling-only \
@@ -239,12 +247,6 @@ quantiles() {
       printf "%.1f %.1f %d\n", out[1] * 1000, out[2] * 1000, total
     }' <<<"$m"
 }
-# Reconciles per binding and their CPU-inclusive wall time, by controller: which loop runs how
-# often for one workload (a reconcile that ends in no write still decodes and compares).
-awk -v n="$WORKLOADS" '
-  /^flotilla_controller_reconcile_total\{/ { match($0, /controller="[^"]*"/); c = substr($0, RSTART + 12, RLENGTH - 13); runs[c] += $NF }
-  /^flotilla_controller_reconcile_time_seconds_total\{/ { match($0, /controller="[^"]*"/); c = substr($0, RSTART + 12, RLENGTH - 13); secs[c] += $NF }
-  END { for (c in runs) printf "reconciles_per_binding: %s %.2f (%.2f ms each)\n", c, runs[c] / n, runs[c] ? secs[c] * 1000 / runs[c] : 0 }' <<<"$m" | sort
 read -r p50 p99 attempts < <(quantiles flotilla_scheduler_scheduling_duration_seconds)
 echo "scheduling_latency_ms: p50 $p50, p99 $p99 ($attempts attempts)"
 rss=$(rss_kb VmRSS)
