@@ -14,6 +14,26 @@ namespace json = boost::json;
 
 namespace {
 constexpr const char* kName = "binding";
+
+}  // namespace
+
+kube::Predicate ownBindingChanged() {
+  const kube::Predicate spec = kube::specChangedExcept({"clusters"});
+  return kube::skipCreates(kube::Predicate{
+      nullptr,
+      [spec](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+        if (spec.update(a, b)) return true;
+        namespace u = api::unstructured;
+        if (u::intAt(*a, {"metadata", "generation"}) == u::intAt(*b, {"metadata", "generation"}))
+          return false;
+        const auto* conditions = u::find(*b, {"status", "conditions"});
+        if (!conditions || !conditions->is_array()) return false;
+        for (const auto& c : conditions->as_array())
+          if (c.is_object() && u::stringAt(c.as_object(), {"type"}) == kPolicyBoundCondition)
+            return u::stringAt(c.as_object(), {"status"}) != "True";
+        return false;
+      },
+      nullptr});
 }
 
 BindingController::BindingController(kube::RestClient& host, boost::asio::any_io_executor executor,
@@ -38,8 +58,9 @@ void BindingController::watch(kube::Controller& controller,
   // and the scheduler's writes (status, and spec.clusters, which is its own) bring no reconcile:
   // each would decode the workload and its policies to find nothing to do (docs/performance.md,
   // round 2). At start-up the FederatedDeployments' own list brings every binding's owner.
+  // (ownBindingChanged)
   controller.watch(bindings, kube::mapToOwner("FederatedDeployment", "flotilla.io"),
-                   kube::skipCreates(kube::specChangedExcept({"clusters"})));
+                   ownBindingChanged());
   controller.watch(policies, mapPolicyToObjects(informers_.federatedDeployments));
   controller.watch(clusterPolicies, mapPolicyToObjects(informers_.federatedDeployments));
 }
@@ -51,7 +72,7 @@ void BindingController::watchObjects(kube::Controller& controller,
   controller.watch(federatedObjects, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
   controller.watch(bindings, kube::mapToOwner("FederatedObject", "flotilla.io"),
-                   kube::skipCreates(kube::specChangedExcept({"clusters"})));
+                   ownBindingChanged());
   controller.watch(policies, mapPolicyToObjects(federatedObjects));
   controller.watch(clusterPolicies, mapPolicyToObjects(federatedObjects));
 }
@@ -85,7 +106,7 @@ void BindingController::watchClusterObjects(kube::Controller& controller,
   controller.watch(clusterFederatedObjects, kube::mapToSelf(),
                    kube::anyOf({kube::generationChanged(), kube::labelsChanged()}));
   controller.watch(clusterBindings, kube::mapToOwner("ClusterFederatedObject", "flotilla.io"),
-                   kube::skipCreates(kube::specChangedExcept({"clusters"})));
+                   ownBindingChanged());
   controller.watch(clusterPolicies, mapPolicyToObjects(clusterFederatedObjects));
 }
 

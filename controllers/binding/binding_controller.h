@@ -30,6 +30,11 @@ struct Informers {
   const dependencies::FollowerIndex* followers = nullptr;
 };
 
+// The watch of the bindings this controller wrote: an update passes when the spec changed outside
+// the scheduler's spec.clusters, or when a binding whose policy is gone (PolicyBound not True, its
+// message naming the placement kept) was placed anew; a creation (its own) does not.
+kube::Predicate ownBindingChanged();
+
 class BindingController final : public kube::Reconciler {
  public:
   BindingController(kube::RestClient& host, boost::asio::any_io_executor executor,

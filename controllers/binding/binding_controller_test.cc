@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <map>
 
 #include "controllers/common/typed.h"
@@ -57,6 +58,34 @@ class BindingReconcilerTest : public testing::ReconcilerTest {
 
   kube::SharedInformer *fds, *fos, *rbs, *pps, *cpps;
 };
+
+// What wakes the controller for a binding it wrote: not its own creation, not the scheduler's
+// placement; a user's edit of its spec, and a new placement of a binding whose policy is gone
+// (its PolicyBound message names the placement).
+TEST(OwnBindingChanged, OnlyWhatTheControllerMustAnswer) {
+  auto binding = [](int generation, const char* clusters, const char* replicas,
+                    const char* policyBound) {
+    json::object o = json::parse(std::string(R"({"metadata": {"name": "web", "generation": )") +
+                                 std::to_string(generation) + R"(}, "spec": {"replicas": )" +
+                                 replicas + R"(, "clusters": )" + clusters + "}}")
+                         .as_object();
+    if (*policyBound)
+      o["status"] = json::object{
+          {"conditions",
+           json::array{json::object{{"type", "PolicyBound"}, {"status", policyBound}}}}};
+    return std::make_shared<const json::object>(std::move(o));
+  };
+  const auto watch = ownBindingChanged();
+  const auto created = binding(1, "[]", "6", "");
+  EXPECT_FALSE(watch.create(created));
+  const auto placed = binding(2, R"([{"name": "m1", "replicas": 6}])", "6", "");
+  EXPECT_FALSE(watch.update(created, placed));  // the scheduler's write
+  EXPECT_TRUE(watch.update(placed, binding(3, R"([{"name": "m1", "replicas": 6}])", "9", "")));
+  const auto lost = binding(2, R"([{"name": "m1", "replicas": 6}])", "6", "False");
+  EXPECT_TRUE(watch.update(lost, binding(3, R"([{"name": "m2", "replicas": 6}])", "6", "False")));
+  EXPECT_FALSE(watch.update(lost, binding(2, R"([{"name": "m1", "replicas": 6}])", "6", "False")));
+  EXPECT_FALSE(watch.remove);  // a deletion passes
+}
 
 TEST_F(BindingReconcilerTest, CreatesTheBindingOnceAndASecondPassWritesNothing) {
   createPolicy();

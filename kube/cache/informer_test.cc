@@ -340,10 +340,12 @@ TEST(Informer, MaxObjectsBoundsTheCache) {
   truth.put("c2", "v");
   truth.put("c3", "v");
   truth.put("c4", "v");
-  // A watch that ends for another reason is a failure too: wait for the one of the full cache,
-  // after which the cache holds the limit and no more (never all 5).
+  // A watch that ends for another reason is a failure too: wait until the informer has seen the
+  // three new objects' events (and failed), then the cache holds the limit and no more.
+  const uint64_t eventsBefore = growing.stats().events.load();
   ASSERT_TRUE(eventually([&] {
-    return growing.stats().failures.load() > failuresBefore && growing.store().size() >= 3;
+    return growing.stats().failures.load() > failuresBefore &&
+           growing.stats().events.load() >= eventsBefore + 3;
   }));
   EXPECT_EQ(growing.store().size(), 3u);  // the objects past the limit are not cached
   growing.stop();

@@ -115,6 +115,11 @@ TEST(Predicates, GenerationLabelsAnnotations) {
   EXPECT_TRUE(specChangedExcept({"clusters"}).update(resized, dropped));
   EXPECT_TRUE(specChangedExcept({"clusters"}).update(dropped, resized));
   EXPECT_FALSE(specChangedExcept({"clusters"}).update(v1, statusOnly));
+  // Without a new generation nothing passes, whatever the spec says (a status write carries the
+  // spec it was read with).
+  auto sameGeneration = std::make_shared<json::object>(*resized);
+  sameGeneration->at("spec").as_object()["replicas"] = 10;
+  EXPECT_FALSE(specChangedExcept({"clusters"}).update(resized, sameGeneration));
   const auto mine = skipCreates(generationChanged());
   EXPECT_FALSE(mine.create(v1));
   EXPECT_TRUE(mine.update(v1, v2));

@@ -776,7 +776,9 @@ int MemberController::bindPods() {
 int MemberController::runPods(PassClock& clock) {
   int writes = 0;
   podsBlocked_ = false;
-  const auto now = clock.now;
+  // Now, not the pass's start: the binder just stamped PodScheduled, and a pod whose delay is up
+  // starts in this pass.
+  const auto now = now_();
   const std::string nowText = api::formatRfc3339(now);
   for (const auto& pod : store_.listShared(kPods, "")) {
     const json::object& p = *pod;
