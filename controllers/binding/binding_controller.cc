@@ -14,18 +14,17 @@ namespace json = boost::json;
 
 namespace {
 constexpr const char* kName = "binding";
-
 }  // namespace
 
 kube::Predicate ownBindingChanged() {
+  const kube::Predicate generation = kube::generationChanged();
   const kube::Predicate spec = kube::specChangedExcept({"clusters"});
   return kube::skipCreates(kube::Predicate{
       nullptr,
-      [spec](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+      [generation, spec](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
+        if (!generation.update(a, b)) return false;
         if (spec.update(a, b)) return true;
         namespace u = api::unstructured;
-        if (u::intAt(*a, {"metadata", "generation"}) == u::intAt(*b, {"metadata", "generation"}))
-          return false;
         const auto* conditions = u::find(*b, {"status", "conditions"});
         if (!conditions || !conditions->is_array()) return false;
         for (const auto& c : conditions->as_array())
@@ -58,7 +57,6 @@ void BindingController::watch(kube::Controller& controller,
   // and the scheduler's writes (status, and spec.clusters, which is its own) bring no reconcile:
   // each would decode the workload and its policies to find nothing to do (docs/performance.md,
   // round 2). At start-up the FederatedDeployments' own list brings every binding's owner.
-  // (ownBindingChanged)
   controller.watch(bindings, kube::mapToOwner("FederatedDeployment", "flotilla.io"),
                    ownBindingChanged());
   controller.watch(policies, mapPolicyToObjects(informers_.federatedDeployments));
