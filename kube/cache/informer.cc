@@ -15,6 +15,7 @@
 #include <random>
 #include <thread>
 
+#include "api/json_arena.h"
 #include "kube/client/status_error.h"
 
 // GCC 12 coroutine rule (docs/development.md): arguments of co_await calls are named locals.
@@ -86,13 +87,22 @@ namespace {
 using StatePtr = std::shared_ptr<SharedInformer::State>;
 
 // What the cache keeps of an object: managedFields are dropped unless asked for (they are often
-// larger than the rest of a small object and controllers do not read them).
+// larger than the rest of a small object and controllers do not read them). It is kept in an
+// arena of its own size (api/json_arena.h): a watch event's tree already is, unless trimmed
+// here; a listed object or a trimmed one is copied into one.
 ObjectPtr cached(const SharedInformer::State& s, json::object object) {
+  bool trimmed = false;
   if (s.options.dropManagedFields) {
     if (auto* m = object.if_contains("metadata"); m && m->is_object())
-      m->as_object().erase("managedFields");
+      trimmed = m->as_object().erase("managedFields") > 0;
   }
-  if (s.options.transform) s.options.transform(object);
+  if (s.options.transform) {
+    s.options.transform(object);
+    trimmed = true;
+  }
+  const auto* arena = api::jsonArenaOf(object.storage());
+  if (trimmed || !arena || !arena->sealed())
+    return std::make_shared<const json::object>(api::compactCopy(object));
   return std::make_shared<const json::object>(std::move(object));
 }
 

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_arena.h"
 #include "api/json_codec.h"
 #include "kube/client/status_error.h"
 
@@ -33,8 +34,9 @@ static json::parse_options deepOptions() {
 struct WatchDecoder::Impl {
   json::stream_parser parser{{}, deepOptions()};
   size_t maxEventBytes;
-  size_t pendingBytes = 0;  // consumed bytes of the event being parsed
-  bool started = false;     // a non-whitespace byte of the current event was seen
+  size_t pendingBytes = 0;          // consumed bytes of the event being parsed
+  bool started = false;             // a non-whitespace byte of the current event was seen
+  api::JsonArena* arena = nullptr;  // the current event's (json_arena.h)
   bool failed = false;
 };
 
@@ -87,6 +89,14 @@ api::Result<std::vector<WatchEvent>> WatchDecoder::feed(std::string_view bytes) 
       bytes.remove_prefix(skip);
       if (bytes.empty()) break;
       s.started = true;
+      // Each event's tree in an arena of its own, of about its size: the server ends an event
+      // with a newline, usually within this chunk; otherwise the chunk is the estimate and the
+      // arena grows (docs/performance.md, "Round 2, fourth part").
+      const size_t end = bytes.find('\n');
+      auto arena = api::makeJsonArena(
+          api::jsonArenaBytes(end == std::string_view::npos ? bytes.size() : end));
+      s.arena = api::jsonArenaOf(arena);
+      s.parser.reset(std::move(arena));
     }
     boost::system::error_code ec;
     const size_t used = s.parser.write_some(bytes.data(), bytes.size(), ec);
@@ -102,6 +112,9 @@ api::Result<std::vector<WatchEvent>> WatchDecoder::feed(std::string_view bytes) 
     }
     if (!s.parser.done()) continue;  // all bytes consumed; the event continues in a later chunk
     auto event = toEvent(s.parser.release());
+    // Sealed before anyone else sees the tree: copies of it then come from the heap.
+    if (s.arena) s.arena->seal();
+    s.arena = nullptr;
     s.parser.reset();
     s.pendingBytes = 0;
     s.started = false;

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_arena.h"
 #include "kube/client/rate_limiter.h"
 #include "kube/client/resource.h"
 
@@ -19,6 +20,28 @@ const std::string kThreeEvents =
     "\n\n"
     R"j({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (5)"}})j"
     "\n";
+
+TEST(WatchDecoder, AnEventsObjectLivesInASealedArenaOfItsOwn) {
+  // Parsed into an arena of about its size (api/json_arena.h), sealed before anyone sees it,
+  // whether the event came in one chunk or in several.
+  for (size_t split : {kThreeEvents.size(), size_t{20}}) {
+    WatchDecoder decoder;
+    std::vector<WatchEvent> events;
+    for (auto part : {kThreeEvents.substr(0, split), kThreeEvents.substr(split)}) {
+      auto got = decoder.feed(part);
+      ASSERT_TRUE(got) << got.error().message;
+      for (auto& e : *got) events.push_back(std::move(e));
+    }
+    ASSERT_EQ(events.size(), 3u);
+    const auto* first = api::jsonArenaOf(events[0].object.storage());
+    const auto* second = api::jsonArenaOf(events[1].object.storage());
+    ASSERT_NE(first, nullptr);
+    ASSERT_NE(second, nullptr);
+    EXPECT_NE(first, second);
+    EXPECT_TRUE(first->sealed());
+    EXPECT_EQ(events[0].object.at("data").at("k"), "x\ny");
+  }
+}
 
 TEST(WatchDecoder, EverySplitPointGivesTheSameEvents) {
   // Split the stream in two at every byte (and in three at every pair of bytes for a stride):
