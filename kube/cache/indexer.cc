@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <mutex>
 
@@ -91,6 +92,28 @@ void Indexer::indexLocked(const std::string& key, const json::object& object, bo
   }
 }
 
+// Most updates (a status written) leave every index value as it was: those keys are not moved.
+// (Removing and re-adding a key under a value shared by thousands, a namespace, was most of an
+// update's cost in the indexer.)
+void Indexer::reindexLocked(const std::string& key, const json::object& old,
+                            const json::object& now) {
+  for (const auto& [name, func] : indexFuncs_) {
+    auto before = indexValues(name, func, old);
+    auto after = indexValues(name, func, now);
+    if (before == after) continue;
+    auto& index = indexes_[name];
+    for (const auto& value : before) {
+      if (std::find(after.begin(), after.end(), value) != after.end()) continue;
+      if (auto it = index.find(value); it != index.end()) {
+        it->second.erase(key);
+        if (it->second.empty()) index.erase(it);
+      }
+    }
+    for (const auto& value : after)
+      if (std::find(before.begin(), before.end(), value) == before.end()) index[value].insert(key);
+  }
+}
+
 std::optional<Change> Indexer::upsertLocked(ObjectPtr object) {
   const std::string key = objectKey(*object);
   auto it = objects_.find(key);
@@ -101,8 +124,7 @@ std::optional<Change> Indexer::upsertLocked(ObjectPtr object) {
   }
   if (resourceVersionOf(*it->second) == resourceVersionOf(*object)) return std::nullopt;
   ObjectPtr old = it->second;
-  indexLocked(key, *old, false);
-  indexLocked(key, *object, true);
+  reindexLocked(key, *old, *object);
   it->second = object;
   return Change{Change::Type::kUpdated, std::move(old), std::move(object)};
 }

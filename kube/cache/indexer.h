@@ -64,6 +64,8 @@ class Indexer {
 
  private:
   void indexLocked(const std::string& key, const boost::json::object& object, bool add);
+  void reindexLocked(const std::string& key, const boost::json::object& old,
+                     const boost::json::object& now);
   std::optional<Change> upsertLocked(ObjectPtr object);
 
   mutable std::shared_mutex mutex_;

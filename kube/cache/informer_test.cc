@@ -5,8 +5,10 @@
 #include <atomic>
 #include <boost/json.hpp>
 #include <random>
+#include <set>
 #include <stdexcept>
 
+#include "api/json_arena.h"
 #include "kube/client/delayer_recorder.h"
 #include "kube/client/scripted_server.h"
 
@@ -314,6 +316,34 @@ TEST(Informer, TransformAppliesToListedAndWatchedObjects) {
   informer.stop();
 }
 
+// Each cached object is in a sealed arena of its own (api/json_arena.h), listed or watched,
+// trimmed or not, so that one object's memory goes with it and threads may copy it.
+TEST(Informer, CachedObjectsLiveInSealedArenasOfTheirOwn) {
+  for (bool trimmed : {false, true}) {
+    Served served(5);
+    auto [io, truth, delayer, client] = served.parts();
+    truth.put("listed", "v");
+    InformerOptions options;
+    options.delayer = delayer;
+    if (trimmed) options.transform = [](json::object& o) { o.erase("data"); };
+    SharedInformer informer(*client, kConfigMaps, options);
+    informer.start(io.io().get_executor());
+    ASSERT_TRUE(eventually([&] { return informer.hasSynced(); }));
+    truth.put("watched", "v");
+    ASSERT_TRUE(eventually([&] { return informer.store().size() == 2; }));
+    std::set<const api::JsonArena*> arenas;
+    for (const auto& o : informer.store().list()) {
+      const auto* arena = api::jsonArenaOf(o->storage());
+      ASSERT_NE(arena, nullptr) << json::serialize(*o);
+      EXPECT_TRUE(arena->sealed());
+      EXPECT_LE(arena->used(), arena->reserved());
+      arenas.insert(arena);
+    }
+    EXPECT_EQ(arenas.size(), 2u);
+    informer.stop();
+  }
+}
+
 // docs/security.md M4: a source cannot make the cache hold more than maxObjects: a list over it
 // fails (the cache never syncs), and a watch that grows past it stops and relists.
 TEST(Informer, MaxObjectsBoundsTheCache) {
@@ -381,6 +411,35 @@ TEST(Indexer, IndexesFollowUpdatesAndDeletes) {
   EXPECT_TRUE(indexer.byIndex("labels", "app=api").empty());
   EXPECT_EQ(indexer.countInIndex("labels", "app=web"), 1u);
   EXPECT_EQ(indexer.keys(), (std::vector<std::string>{"b/y", "c/z"}));
+}
+
+// An update keeps the values it still has, drops the ones it lost and adds the new ones, for an
+// index of several values per object.
+TEST(Indexer, AnUpdateMovesOnlyTheValuesThatChanged) {
+  Indexer indexer;
+  indexer.addIndex("clusters", [](const json::object& o) {
+    std::vector<std::string> out;
+    for (const auto& c : o.at("clusters").as_array()) out.emplace_back(c.as_string());
+    return out;
+  });
+  auto make = [](const char* name, const char* rv, json::array clusters) {
+    return std::make_shared<json::object>(json::object{
+        {"metadata", json::object{{"namespace", "a"}, {"name", name}, {"resourceVersion", rv}}},
+        {"clusters", std::move(clusters)}});
+  };
+  ASSERT_TRUE(indexer.upsert(make("x", "1", {"m1", "m2"})));
+  ASSERT_TRUE(indexer.upsert(make("y", "2", {"m2"})));
+  ASSERT_TRUE(indexer.upsert(make("x", "3", {"m2", "m3", "m3"})));
+  EXPECT_EQ(indexer.countInIndex("clusters", "m1"), 0u);
+  EXPECT_EQ(indexer.countInIndex("clusters", "m2"), 2u);
+  EXPECT_EQ(indexer.countInIndex("clusters", "m3"), 1u);
+  ASSERT_TRUE(indexer.upsert(make("x", "4", {"m3"})));  // (an unchanged value's key stays)
+  ASSERT_TRUE(indexer.upsert(make("x", "5", {"m3"})));
+  EXPECT_EQ(indexer.countInIndex("clusters", "m2"), 1u);
+  EXPECT_EQ(indexer.byIndex("clusters", "m3").at(0)->at("metadata").at("resourceVersion"), "5");
+  ASSERT_TRUE(indexer.remove(*make("x", "6", {})));
+  EXPECT_EQ(indexer.countInIndex("clusters", "m3"), 0u);
+  EXPECT_EQ(indexer.countInIndex(kNamespaceIndex, "a"), 1u);
 }
 
 // An index function that throws on an object it did not expect leaves that object stored (under
