@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_arena.h"
 #include "api/temp_dir.h"
 #include "kube/client/scripted_server.h"
 #include "kube/client/status_error.h"
@@ -228,6 +229,28 @@ TEST_F(RestFixture, ListFollowsContinueAndRestartsOnExpiredToken) {
   EXPECT_EQ(result->resourceVersion, "42");
   EXPECT_EQ(result->kind, "NamespaceList");
   EXPECT_EQ(calls, 4);
+}
+
+// An object the server sends back is in a sealed arena of its own (api/json_arena.h); a list's
+// items are not, since each may outlive the page it came in.
+TEST_F(RestFixture, AReturnedObjectIsInASealedArenaAListsItemsAreNot) {
+  ScriptedServer server(io, [&](const net::HttpRequest& r) {
+    if (r.target.find("/namespaces/x") != std::string::npos)
+      return testing::json(200, R"({"kind":"Namespace","metadata":{"name":"x"}})");
+    return testing::json(200, R"({"kind":"NamespaceList","metadata":{"resourceVersion":"4"},
+        "items":[{"metadata":{"name":"a"}}]})");
+  });
+  auto c = client(server.url());
+  auto got = io.run(c->get(kNamespaces, "", "x"));
+  ASSERT_TRUE(got) << got.error().str();
+  const auto* arena = api::jsonArenaOf(got->storage());
+  ASSERT_NE(arena, nullptr);
+  EXPECT_TRUE(arena->sealed());
+  EXPECT_EQ(got->at("metadata").at("name"), "x");
+  auto listed = io.run(c->list(kNamespaces, "", {}));
+  ASSERT_TRUE(listed) << listed.error().str();
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_EQ(api::jsonArenaOf(listed->items[0].storage()), nullptr);
 }
 
 // docs/security.md M4: a server paging on and on cannot make the client hold more than maxItems.
