@@ -17,6 +17,7 @@ FLOTILLA_CODEC_INSTANTIATE(api::Secret);
 FLOTILLA_CODEC_INSTANTIATE(api::Namespace);
 FLOTILLA_CODEC_INSTANTIATE(api::Event);
 FLOTILLA_CODEC_INSTANTIATE(api::Deployment);
+FLOTILLA_CODEC_INSTANTIATE(api::DeploymentStatus);  // (the status controller reads only it)
 FLOTILLA_CODEC_INSTANTIATE(api::ReplicaSet);
 FLOTILLA_CODEC_INSTANTIATE(api::Lease);
 FLOTILLA_CODEC_INSTANTIATE(api::AdmissionReview);

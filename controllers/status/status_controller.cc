@@ -27,6 +27,28 @@ bool controlledBy(const api::FederatedDeployment& fd, const api::Deployment& d) 
   }
   return false;
 }
+
+// A Deployment as the aggregation reads it (aggregate.h): metadata, replicas and status. The pod
+// template, most of the object, is left undecoded: every status pass reads every copy of the
+// workload, and decoding their templates was a third of the pass.
+api::Result<api::Deployment> deploymentForStatus(const json::object& o) {
+  api::Deployment d;
+  if (const auto* m = o.if_contains("metadata")) {
+    auto meta = api::decode<api::ObjectMeta>(*m);
+    if (!meta) return meta.error();
+    d.metadata = std::move(*meta);
+  }
+  if (const auto* spec = o.if_contains("spec"); spec && spec->is_object()) {
+    if (const auto* r = spec->as_object().if_contains("replicas"); r && r->is_int64())
+      d.spec.replicas = static_cast<int32_t>(r->as_int64());
+  }
+  if (const auto* st = o.if_contains("status")) {
+    auto status = api::decode<api::DeploymentStatus>(*st);
+    if (!status) return status.error();
+    d.status = std::move(*status);
+  }
+  return d;
+}
 }  // namespace
 
 StatusController::StatusController(kube::RestClient& host, boost::asio::any_io_executor executor,
@@ -79,15 +101,16 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
   }
   if (fd->metadata.deletionTimestamp) return kube::ReconcileResult{};
   std::optional<api::ResourceBinding> rb;
-  if (auto o = informers_.bindings.store().get(key)) {
-    if (auto decoded = fromObject<api::ResourceBinding>(o)) rb = std::move(*decoded);
+  const auto rbObject = informers_.bindings.store().get(key);
+  if (rbObject) {
+    if (auto decoded = fromObject<api::ResourceBinding>(rbObject)) rb = std::move(*decoded);
   }
   std::optional<api::Deployment> host;
-  json::object hostObject;
+  kube::ObjectPtr hostObject;
   if (auto o = informers_.deployments.store().get(key)) {
-    if (auto decoded = fromObject<api::Deployment>(o); decoded && controlledBy(*fd, *decoded)) {
+    if (auto decoded = deploymentForStatus(*o); decoded && controlledBy(*fd, *decoded)) {
       host = std::move(*decoded);
-      hostObject = *o;
+      hostObject = o;
     }
   }
   std::map<std::string, api::Deployment> members;
@@ -99,7 +122,7 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
     // replicas are not the workload's (a node's pods stop counting when it stops reporting).
     if (!member || !member->synced() || !clusterReady(cluster)) continue;
     for (const auto& o : member->deployments().store().byIndex(kBindingIndex, key)) {
-      if (auto d = fromObject<api::Deployment>(o)) members[cluster] = std::move(*d);
+      if (auto d = deploymentForStatus(*o)) members[cluster] = std::move(*d);
     }
   }
   if (rb) {
@@ -140,7 +163,7 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
     // controller's (applied, propagation, message) are taken from the object being written.
     std::map<std::string, api::AggregatedStatusItem> mine;
     for (const auto& item : result.bindings) mine[item.clusterName] = item;
-    auto rbWritten = writeStatus(host_, executor_, resources::kResourceBindings, toObject(*rb),
+    auto rbWritten = writeStatus(host_, executor_, resources::kResourceBindings, *rbObject,
                                  [&](json::object& object) -> api::Result<bool> {
                                    auto current = fromObject<api::ResourceBinding>(object);
                                    if (!current) return current.error();
@@ -172,15 +195,12 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
                                  });
     if (!rbWritten) return retryOnConflict(rbWritten.error());
   }
-  if (host && result.host && !(firstDecisionPending && !hasStatus(hostObject))) {
-    api::Deployment next = *host;
-    next.status = *result.host;
+  if (host && result.host && !(firstDecisionPending && !hasStatus(*hostObject))) {
     // Compare through the typed status: the cached object may carry fields we do not model.
-    if (api::encode(next) != api::encode(*host)) {
-      json::object object = hostObject;
-      const json::value encoded = api::encode(next);
-      const auto* status = encoded.as_object().if_contains("status");
-      object["status"] = status ? *status : json::value(json::object{});
+    const json::value status = api::encode(*result.host);
+    if (status != api::encode(host->status)) {
+      json::object object = *hostObject;
+      object["status"] = status;
       auto written = await(executor_, host_.updateStatus(resources::kDeployments, object));
       if (!written) return retryOnConflict(written.error());
     }
