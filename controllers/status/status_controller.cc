@@ -145,6 +145,22 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
   const std::string now = api::formatRfc3339(wallClock_());
   const auto result =
       aggregate(*fd, rb ? &*rb : nullptr, members, host ? &*host : nullptr, now, unknown);
+  // A workload that stops being available is worth a line: which clusters, and whether they
+  // could be seen at all (the status says "not available on X" either way).
+  const auto* wasAvailable = api::findCondition(fd->status.conditions, "Available");
+  const auto* isAvailable = api::findCondition(result.federated.conditions, "Available");
+  if (wasAvailable && wasAvailable->status == "True" && isAvailable &&
+      isAvailable->status != "True") {
+    std::string seen;
+    for (const auto& c : unknown) seen += (seen.empty() ? "" : ", ") + c + " cannot be seen now";
+    if (rb)
+      for (const auto& t : rb->spec.clusters)
+        if (!members.count(t.name) && !unknown.count(t.name))
+          seen += (seen.empty() ? "" : ", ") + t.name + " holds no member Deployment";
+    log::info(
+        kName, key,
+        "no longer available: " + isAvailable->message + (seen.empty() ? "" : " (" + seen + ")"));
+  }
 
   // Each status only when it changed (the FederatedDeployment's first: READY is what users read).
   // A lost race is retried on the fresh object with the same result applied.
