@@ -45,11 +45,12 @@ void* JsonArena::do_allocate(std::size_t bytes, std::size_t align) {
   align = std::max<std::size_t>(align, 1);
   std::size_t at = roundUp(offset_, align);
   if (blocks_.empty() || at + bytes > blocks_.back().size) {
-    // A tree larger than expected: a further block of half the first (at least the request),
-    // so that a small misestimate wastes little.
-    const std::size_t size =
-        blocks_.empty() ? std::max(firstBlock_, roundUp(bytes, kAlign))
-                        : std::max(roundUp(firstBlock_ / 2, kAlign), roundUp(bytes, kAlign));
+    // A tree larger than expected: a further block as large as all before it (at least the
+    // request), so that a first block sized from a fragment of an event (one that spans reads)
+    // still ends in a few blocks, not hundreds. The cache compacts what is left with much slack
+    // (informer.cc).
+    const std::size_t size = blocks_.empty() ? std::max(firstBlock_, roundUp(bytes, kAlign))
+                                             : std::max(reserved(), roundUp(bytes, kAlign));
     blocks_.push_back({static_cast<char*>(::operator new(size)), size});
     offset_ = 0;
     at = 0;
@@ -87,7 +88,9 @@ json::object compactCopy(const json::object& object) {
   std::size_t need = 0;
   {
     const json::object measured(object, json::storage_ptr(&scratch));
-    need = scratch.used();
+    // (A block after the first starts aligned; in one block the same allocation may need up to
+    // kAlign - 1 bytes of padding.)
+    need = scratch.used() + kAlign * (scratch.blocks() - 1);
   }
   scratch.reset();
   // The same copy makes the same allocations: one block of that size holds it.

@@ -33,6 +33,10 @@ class JsonArena final : public boost::container::pmr::memory_resource {
   // Bytes handed out from the blocks (with alignment padding), and the blocks' size.
   std::size_t used() const noexcept { return used_; }
   std::size_t reserved() const noexcept;
+  std::size_t blocks() const noexcept { return blocks_.size(); }
+  // True when more than a quarter of the blocks is unused (or the tree spans blocks): worth a
+  // compact copy before the object is kept long.
+  bool slack() const noexcept { return blocks_.size() > 1 || reserved() > used_ + used_ / 4; }
   // Forgets every allocation and keeps the first block (a scratch arena reused per copy); the
   // caller has destroyed what it allocated.
   void reset() noexcept;

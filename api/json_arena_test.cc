@@ -41,12 +41,27 @@ TEST(JsonArena, AParsedObjectFitsTheEstimateForItsText) {
   EXPECT_EQ(v, json::parse(kBinding));
 }
 
-TEST(JsonArena, ATreeLargerThanTheEstimateGrowsIntact) {
+TEST(JsonArena, ATreeLargerThanTheEstimateGrowsIntactInFewBlocks) {
   auto storage = makeJsonArena(64);
   const json::value v = json::parse(kBinding, storage);
+  const auto* arena = jsonArenaOf(storage);
+  EXPECT_GT(arena->reserved(), 64u);
+  EXPECT_GE(arena->reserved(), arena->used());
+  // Each further block is as large as those before it: 64 bytes to ~4 KB in a handful.
+  EXPECT_LE(arena->blocks(), 8u) << arena->blocks();
+  EXPECT_TRUE(arena->slack());
+  jsonArenaOf(storage)->seal();
   EXPECT_EQ(v, json::parse(kBinding));
-  EXPECT_GT(jsonArenaOf(storage)->reserved(), 64u);
-  EXPECT_GE(jsonArenaOf(storage)->reserved(), jsonArenaOf(storage)->used());
+}
+
+TEST(JsonArena, ACompactCopyOfATreeLargerThanTheScratchFitsOneBlock) {
+  json::object big;
+  for (int i = 0; i < 400; ++i)  // (odd key lengths: allocations at odd offsets)
+    big["key-" + std::to_string(i) + std::string(i % 7, 'x')] = json::parse(kBinding);
+  const json::object copy = compactCopy(big);
+  EXPECT_EQ(copy, big);
+  EXPECT_EQ(jsonArenaOf(copy.storage())->blocks(), 1u);
+  EXPECT_FALSE(jsonArenaOf(copy.storage())->slack());
 }
 
 TEST(JsonArena, ACompactCopyIsEqualSealedAndExactlyItsSize) {

@@ -101,7 +101,9 @@ ObjectPtr cached(const SharedInformer::State& s, json::object object) {
     trimmed = true;
   }
   const auto* arena = api::jsonArenaOf(object.storage());
-  if (trimmed || !arena || !arena->sealed())
+  // (Also when the event's arena was sized badly: an event that spanned reads, or text that
+  // makes a smaller tree than most, such as a ConfigMap's long strings.)
+  if (trimmed || !arena || !arena->sealed() || arena->slack())
     return std::make_shared<const json::object>(api::compactCopy(object));
   return std::make_shared<const json::object>(std::move(object));
 }

@@ -337,6 +337,7 @@ TEST(Informer, CachedObjectsLiveInSealedArenasOfTheirOwn) {
       ASSERT_NE(arena, nullptr) << json::serialize(*o);
       EXPECT_TRUE(arena->sealed());
       EXPECT_LE(arena->used(), arena->reserved());
+      EXPECT_FALSE(arena->slack()) << arena->used() << " of " << arena->reserved();
       arenas.insert(arena);
     }
     EXPECT_EQ(arenas.size(), 2u);
