@@ -111,10 +111,12 @@ api::Result<std::vector<WatchEvent>> WatchDecoder::feed(std::string_view bytes) 
       return decodeError("an event is larger than " + std::to_string(s.maxEventBytes) + " bytes");
     }
     if (!s.parser.done()) continue;  // all bytes consumed; the event continues in a later chunk
-    auto event = toEvent(s.parser.release());
-    // Sealed before anyone else sees the tree: copies of it then come from the heap.
+    json::value released = s.parser.release();
+    // Sealed before anyone else sees the tree: copies of it then come from the heap. (Here,
+    // while `released` keeps the arena alive: a malformed event's tree dies in toEvent.)
     if (s.arena) s.arena->seal();
     s.arena = nullptr;
+    auto event = toEvent(std::move(released));
     s.parser.reset();
     s.pendingBytes = 0;
     s.started = false;
