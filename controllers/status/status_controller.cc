@@ -115,30 +115,43 @@ api::Result<kube::ReconcileResult> StatusController::reconcile(const std::string
   }
   std::map<std::string, api::Deployment> members;
   std::set<std::string> unknown;
-  for (const auto& cluster : members_.names()) {
+  // Each cluster is looked at once per pass: a connection's caches finish syncing on the I/O
+  // thread meanwhile, and a second look that found them synced would take a cluster whose cache
+  // was skipped for one that holds nothing (the workload's Available went False for a moment
+  // after a restart).
+  struct Look {
+    bool synced = false;
+    bool ready = false;
+  };
+  std::map<std::string, Look> looks;
+  auto lookAt = [&](const std::string& cluster) -> const Look& {
+    auto it = looks.find(cluster);
+    if (it != looks.end()) return it->second;
     auto member = members_.get(cluster);
+    Look look{member && member->synced(), clusterReady(cluster)};
     // A cluster that is not Ready: its cache is frozen at what it last said. A target's last word
     // is kept below (unknown); one no longer targeted (failed over) says nothing: its stale
     // replicas are not the workload's (a node's pods stop counting when it stops reporting).
-    if (!member || !member->synced() || !clusterReady(cluster)) continue;
-    for (const auto& o : member->deployments().store().byIndex(kBindingIndex, key)) {
-      if (auto d = deploymentForStatus(*o)) members[cluster] = std::move(*d);
-    }
-  }
+    if (look.synced && look.ready)
+      for (const auto& o : member->deployments().store().byIndex(kBindingIndex, key))
+        if (auto d = deploymentForStatus(*o)) members[cluster] = std::move(*d);
+    return looks.emplace(cluster, look).first->second;
+  };
+  for (const auto& cluster : members_.names()) lookAt(cluster);
   if (rb) {
     for (const auto& target : rb->spec.clusters) {
-      auto member = members_.get(target.name);
-      if (member && member->synced() && clusterReady(target.name)) continue;
+      const Look& look = lookAt(target.name);
+      if (look.synced && look.ready) continue;
       // A cluster that is not Ready: its cache is frozen at what it last said; report it as
       // unknown rather than healthy.
-      if (member && member->synced()) {
+      if (look.synced) {
         members.erase(target.name);
         unknown.insert(target.name);
         continue;
       }
       // Not connected yet (the operator just started) while the cluster is Ready: wait rather
       // than report zero replicas; a cluster that is not Ready keeps what it said last.
-      if (clusterReady(target.name)) return kube::ReconcileResult{false, std::chrono::seconds(1)};
+      if (look.ready) return kube::ReconcileResult{false, std::chrono::seconds(1)};
       unknown.insert(target.name);
     }
   }

@@ -432,6 +432,88 @@ TEST_F(SyncReconcilerTest, TheStatusControllerCarriesTheFirstPlacementToo) {
       << json::serialize(rb.at("status"));
 }
 
+// A connection whose caches finish syncing while a status pass runs (an operator that just
+// started): the first look says "not synced", every later one "synced".
+class SyncsDuringThePass final : public MemberConnection {
+ public:
+  explicit SyncsDuringThePass(std::shared_ptr<MemberConnection> real) : real_(std::move(real)) {}
+  const std::string& name() const override { return real_->name(); }
+  const std::string& fingerprint() const override { return real_->fingerprint(); }
+  kube::RestClient& client() override { return real_->client(); }
+  const kube::SharedInformer& nodes() const override { return real_->nodes(); }
+  const kube::SharedInformer& pods() const override { return real_->pods(); }
+  const kube::SharedInformer& deployments() const override { return real_->deployments(); }
+  const kube::SharedInformer& replicaSets() const override { return real_->replicaSets(); }
+  std::shared_ptr<const kube::SharedInformer> objects(const kube::ResourceId& r) override {
+    return real_->objects(r);
+  }
+  std::shared_ptr<const kube::SharedInformer> watchedObjects(
+      const kube::ResourceId& r) const override {
+    return real_->watchedObjects(r);
+  }
+  bool synced() const override { return looks_++ > 0 && real_->synced(); }
+  boost::asio::any_io_executor executor() override { return real_->executor(); }
+
+ private:
+  std::shared_ptr<MemberConnection> real_;
+  mutable int looks_ = 0;
+};
+class SyncingRegistry final : public MemberRegistry {
+ public:
+  explicit SyncingRegistry(MemberRegistry& real) : real_(real) {}
+  api::Result<std::shared_ptr<MemberConnection>> ensure(const std::string& name,
+                                                        const kube::RestConfig& config,
+                                                        const std::string& fp) override {
+    return real_.ensure(name, config, fp);
+  }
+  std::shared_ptr<MemberConnection> get(const std::string& name) const override {
+    auto real = real_.get(name);
+    if (!real) return nullptr;
+    auto& wrapped = wrapped_[name];
+    if (!wrapped) wrapped = std::make_shared<SyncsDuringThePass>(real);
+    return wrapped;
+  }
+  void remove(const std::string& name) override { real_.remove(name); }
+  std::vector<std::string> names() const override { return real_.names(); }
+
+ private:
+  MemberRegistry& real_;
+  mutable std::map<std::string, std::shared_ptr<MemberConnection>> wrapped_;
+};
+
+// A pass that meets a member's caches mid-sync waits for them: it neither counts the cluster as
+// holding nothing nor writes a status that says the workload stopped being available.
+TEST_F(SyncReconcilerTest, ACacheThatSyncsDuringAStatusPassIsNotTakenForAnEmptyCluster) {
+  auto fd = federatedDeployment();
+  bind(fd, 2, {kMember});
+  ASSERT_TRUE(controller(*client, *members)->reconcile(key("web")));
+  status::StatusController converged(*client, io.io().get_executor(),
+                                     {*fds, *rbs, *hostDeployments, *clusters}, *members);
+  ASSERT_TRUE(eventually(
+      [&] {
+        caughtUp(*fds, "web");
+        caughtUp(*rbs, "web");
+        EXPECT_TRUE(converged.reconcile(key("web")));
+        return readyReplicas("web") == 2;
+      },
+      30s));
+  caughtUp(*fds, "web");
+  caughtUp(*rbs, "web");
+
+  SyncingRegistry syncing(*members);
+  status::StatusController restarted(*client, io.io().get_executor(),
+                                     {*fds, *rbs, *hostDeployments, *clusters}, syncing);
+  const auto before = hostWrites();
+  auto result = restarted.reconcile(key("web"));
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(hostWrites(), before) << json::serialize(get(res::kFederatedDeployments, "web"));
+  EXPECT_EQ(readyReplicas("web"), 2);
+  EXPECT_EQ(result->requeueAfter, std::chrono::seconds(1)) << "not looked at again";
+  // The next pass (the caches synced) finds the workload as it was: nothing to write.
+  ASSERT_TRUE(restarted.reconcile(key("web")));
+  EXPECT_EQ(hostWrites(), before);
+}
+
 // A new workload before the scheduler's first decision: its status would say only what an empty
 // one shows (nothing selected, 0 ready), so the status controller writes nothing; the first
 // status comes with the decision (docs/performance.md, round 2).
