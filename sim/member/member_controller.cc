@@ -53,38 +53,7 @@ int64_t version(const json::object& o) {
   }
 }
 
-// Objects by the uid of every owner they name, in the owner's namespace (what ownedBy() tests
-// one by one): built once per pass, so a pass is linear in the objects, not owners x objects.
-using OwnerIndex = std::map<std::pair<std::string, std::string>, std::vector<const json::object*>>;
-
 using Shared = std::vector<std::shared_ptr<const json::object>>;
-
-OwnerIndex indexByOwner(const Shared& items, const std::function<bool(const json::object&)>& keep) {
-  OwnerIndex index;
-  for (const auto& shared : items) {
-    const json::object& o = *shared;
-    if (!keep(o)) continue;
-    const auto* refs = objectAt(o, "metadata").if_contains("ownerReferences");
-    if (!refs || !refs->is_array()) continue;
-    const std::string ns = meta(o, "namespace");
-    std::vector<std::string> seen;  // an owner named twice (malformed) owns it once
-    for (const auto& r : refs->as_array()) {
-      if (!r.is_object()) continue;
-      std::string uid = stringAt(r.as_object(), "uid");
-      if (std::find(seen.begin(), seen.end(), uid) != seen.end()) continue;
-      index[{ns, uid}].push_back(&o);
-      seen.push_back(std::move(uid));
-    }
-  }
-  return index;
-}
-
-const std::vector<const json::object*>& owned(const OwnerIndex& index, const std::string& ns,
-                                              const std::string& uid) {
-  static const std::vector<const json::object*> kNone;
-  auto it = index.find({ns, uid});
-  return it == index.end() ? kNone : it->second;
-}
 
 json::object ownerReference(const json::object& owner, const char* kind) {
   return json::object{{"apiVersion", "apps/v1"},     {"kind", kind},
@@ -310,37 +279,61 @@ MemberController::MemberController(Store& store, MemberOptions options,
 MemberController::~MemberController() { stop(); }
 
 namespace {
+// Hands the store's events to the controller (on the store's commit thread).
 class Wake final : public EventSink {
  public:
-  Wake(std::function<void()> poke, const std::atomic<bool>& podsBlocked)
-      : poke_(std::move(poke)), podsBlocked_(podsBlocked) {}
-  void deliver(const EventPtr& event) override {
-    if (event->resource == kDeployments || event->resource == kReplicaSets ||
-        event->resource == kPods || event->resource == kNodes || event->resource == kServices ||
-        event->resource == "apps/statefulsets" || event->resource == "apps/daemonsets" ||
-        event->resource == "batch/jobs" || event->resource == "batch/cronjobs" ||
-        event->resource == "autoscaling/horizontalpodautoscalers")
-      poke_();
-    // What a waiting pod reads may have appeared (only then: a member holds many ConfigMaps).
-    else if (podsBlocked_ && (event->resource == kConfigMaps || event->resource == kSecrets ||
-                              event->resource == kServiceAccounts || event->resource == kClaims))
-      poke_();
-  }
+  explicit Wake(std::function<void(const StoredEvent&)> note) : note_(std::move(note)) {}
+  void deliver(const EventPtr& event) override { note_(*event); }
 
  private:
-  std::function<void()> poke_;
-  const std::atomic<bool>& podsBlocked_;
+  std::function<void(const StoredEvent&)> note_;
 };
+
+std::string keyOf(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+ObjectKey objectKey(const std::string& resource, const std::string& key) {
+  const auto slash = key.find('/');
+  return {resource, key.substr(0, slash), key.substr(slash + 1)};
+}
+
+// The owners an object names: their uids, and their keys in the object's namespace.
+void ownersOf(const json::object& o, const std::string& ns, std::vector<std::string>& uids,
+              std::vector<std::string>& keys) {
+  const auto* refs = objectAt(o, "metadata").if_contains("ownerReferences");
+  if (!refs || !refs->is_array()) return;
+  for (const auto& r : refs->as_array()) {
+    if (!r.is_object()) continue;
+    std::string uid = stringAt(r.as_object(), "uid");
+    if (std::find(uids.begin(), uids.end(), uid) != uids.end()) continue;  // named twice
+    uids.push_back(std::move(uid));
+    keys.push_back(keyOf(ns, stringAt(r.as_object(), "name")));
+  }
+}
 }  // namespace
 
+void MemberController::noteEvent(const StoredEvent& event) {
+  const std::string& r = event.resource;
+  const bool workload = r == "apps/statefulsets" || r == "apps/daemonsets" || r == "batch/jobs" ||
+                        r == "batch/cronjobs" || r == "autoscaling/horizontalpodautoscalers";
+  // What a waiting pod reads may have appeared (only then: a member holds many ConfigMaps).
+  const bool awaited = podsBlocked_ && (r == kConfigMaps || r == kSecrets ||
+                                        r == kServiceAccounts || r == kClaims);
+  const bool tracked =
+      r == kDeployments || r == kReplicaSets || r == kPods || r == kNodes || r == kServices;
+  if (!tracked && !workload && !awaited) return;
+  const std::string key = keyOf(event.namespace_, meta(event.object, "name"));
+  std::lock_guard lock(mutex_);
+  if (r == kDeployments) changes_.deployments.insert(key);
+  if (r == kReplicaSets) changes_.replicaSets.insert(key);
+  if (r == kPods) changes_.pods.insert(key);
+  if (r == kServices) changes_.services.insert(key);
+  if (r == kNodes) changes_.nodes = true;
+  dirty_ = true;
+  wake_.notify_one();
+}
+
 void MemberController::start() {
-  auto sink = std::make_shared<Wake>(
-      [this] {
-        std::lock_guard lock(mutex_);
-        dirty_ = true;
-        wake_.notify_one();
-      },
-      podsBlocked_);
+  auto sink = std::make_shared<Wake>([this](const StoredEvent& e) { noteEvent(e); });
   auto subscribed = store_.subscribe(0, sink);
   subscription_ = subscribed ? *subscribed : 0;
   thread_ = std::thread([this] { loop(); });
@@ -363,8 +356,7 @@ void MemberController::loop() {
   std::chrono::steady_clock::duration lastPassTook{};
   while (!stopping_) {
     // Only a change, or a moment a pass asked for, starts a pass: the next pod due to turn Ready,
-    // a Job's pod due to end, a CronJob due to run (PassClock). Passes read every object, and
-    // 100 members polling while pods waited took more CPU than the rest of a benchmark together.
+    // a Job's pod due to end, a CronJob due to run (PassClock).
     const int64_t due = dueAt_.load();
     if (due > 0) {
       const int64_t nowMs =
@@ -375,9 +367,8 @@ void MemberController::loop() {
       wake_.wait(lock, [&] { return dirty_ || stopping_; });
     }
     if (stopping_) break;
-    // Passes read every object, so a large member starts them ten pass-lengths apart: under a
-    // stream of changes a member uses at most a tenth of a core, and each pass takes in more
-    // changes.
+    // Passes start at least minPassInterval (and ten pass-lengths) apart: under a stream of
+    // changes one pass takes in every change of the interval, as a work queue batches.
     wake_.wait_until(lock,
                      lastPass + std::max<std::chrono::steady_clock::duration>(
                                     options_.minPassInterval, 10 * lastPassTook),
@@ -385,23 +376,116 @@ void MemberController::loop() {
     if (stopping_) break;
     lastPass = std::chrono::steady_clock::now();
     dirty_ = false;
+    Changes changes = std::move(changes_);
+    changes_ = Changes{};
     lock.unlock();
-    reconcile();
+    pass(std::move(changes));
     lock.lock();
     lastPassTook = std::chrono::steady_clock::now() - lastPass;
   }
 }
 
-int MemberController::reconcile() {
+int MemberController::reconcile() { return pass(Changes{.all = true}); }
+
+std::vector<std::string> MemberController::note(const std::string& resource,
+                                                const std::string& key, Owners& owners,
+                                                Children& children,
+                                                std::shared_ptr<const json::object>* object) {
+  auto current = store_.getShared(objectKey(resource, key));
+  std::vector<std::string> touched;  // the owners before and after
+  if (auto it = owners.find(key); it != owners.end()) {
+    for (const auto& uid : it->second.uids) {
+      if (auto c = children.find(uid); c != children.end()) {
+        c->second.erase(key);
+        if (c->second.empty()) children.erase(c);
+      }
+    }
+    touched = std::move(it->second.keys);
+    owners.erase(it);
+  }
+  if (current) {
+    OwnedBy by;
+    ownersOf(*current, objectKey(resource, key).namespace_, by.uids, by.keys);
+    for (const auto& uid : by.uids) children[uid].insert(key);
+    touched.insert(touched.end(), by.keys.begin(), by.keys.end());
+    if (!by.uids.empty()) owners.emplace(key, std::move(by));
+  }
+  if (object) *object = std::move(current);
+  return touched;
+}
+
+void MemberController::notePod(const std::string& key, std::set<std::string>& ownerSets) {
+  std::shared_ptr<const json::object> pod;
+  for (auto& owner : note(kPods, key, podOwners_, podsOf_, &pod)) ownerSets.insert(std::move(owner));
+  unbound_.erase(key);
+  starting_.erase(key);
+  // What it takes of its node: a bound pod's requests count until it ends or is gone.
+  if (auto it = podUse_.find(key); it != podUse_.end()) {
+    NodeUse& used = nodeUse_[it->second.node];
+    used.request.cpuMilli -= it->second.request.cpuMilli;
+    used.request.memory -= it->second.request.memory;
+    used.pods -= 1;
+    podUse_.erase(it);
+  }
+  if (pod && !terminal(*pod)) {
+    std::string node = stringAt(objectAt(*pod, "spec"), "nodeName");
+    if (!node.empty()) {
+      const PodRequest request = podRequest(*pod);
+      NodeUse& used = nodeUse_[node];
+      used.request.cpuMilli += request.cpuMilli;
+      used.request.memory += request.memory;
+      used.pods += 1;
+      podUse_.emplace(key, PodUse{std::move(node), request});
+    }
+  }
+  if (!pod || !meta(*pod, "deletionTimestamp").empty() || terminal(*pod)) return;
+  if (stringAt(objectAt(*pod, "spec"), "nodeName").empty())
+    unbound_.insert(key);
+  else if (stringAt(objectAt(*pod, "status"), "phase") == "Pending")
+    starting_.insert(key);
+}
+
+int MemberController::pass(Changes changes) {
   int writes = 0;
   PassClock clock{now_()};
-  writes += reconcileDeployments();
-  writes += reconcileReplicaSets();
-  writes += bindPods();
-  writes += runPods(clock);
-  writes += reconcileReplicaSets();  // statuses after binding and readiness
-  writes += reconcileDeployments();
-  writes += assignLoadBalancers();
+  Work work;
+  if (changes.all) {
+    // Everything, and the owner index rebuilt from what is stored.
+    setsOf_.clear(), podsOf_.clear(), setOwners_.clear(), podOwners_.clear();
+    unbound_.clear(), starting_.clear(), podUse_.clear(), nodeUse_.clear();
+    deploymentMemo_.clear(), replicaSetMemo_.clear();
+    for (const auto& d : store_.listShared(kDeployments, ""))
+      work.deployments.insert(keyOf(meta(*d, "namespace"), meta(*d, "name")));
+    for (const auto& rs : store_.listShared(kReplicaSets, ""))
+      changes.replicaSets.insert(keyOf(meta(*rs, "namespace"), meta(*rs, "name")));
+    for (const auto& p : store_.listShared(kPods, ""))
+      changes.pods.insert(keyOf(meta(*p, "namespace"), meta(*p, "name")));
+    for (const auto& svc : store_.listShared(kServices, ""))
+      changes.services.insert(keyOf(meta(*svc, "namespace"), meta(*svc, "name")));
+    changes.nodes = true;
+  }
+  // A changed ReplicaSet is looked at, and so is its Deployment; a changed pod's ReplicaSet too.
+  work.bind = changes.nodes || !changes.pods.empty();
+  for (const auto& key : changes.pods) notePod(key, changes.replicaSets);
+  for (const auto& key : changes.replicaSets)
+    for (auto& owner : note(kReplicaSets, key, setOwners_, setsOf_, nullptr))
+      work.deployments.insert(std::move(owner));
+  work.replicaSets = std::move(changes.replicaSets);
+  work.deployments.insert(changes.deployments.begin(), changes.deployments.end());
+
+  writes += reconcileDeployments(work.deployments);
+  writes += reconcileReplicaSets(work);
+  writes += bindPods(work);
+  writes += runPods(clock, work);
+  // Statuses after binding and readiness: the ReplicaSets of the pods this pass changed, then
+  // the Deployments of the ReplicaSets.
+  work.replicaSets.insert(work.podOwners.begin(), work.podOwners.end());
+  writes += reconcileReplicaSets(work);
+  for (const auto& key : work.replicaSets)
+    if (auto it = setOwners_.find(key); it != setOwners_.end())
+      work.deployments.insert(it->second.keys.begin(), it->second.keys.end());
+  writes += reconcileDeployments(work.deployments);
+  writes += assignLoadBalancers(changes.services);
   // The workload controllers: HPAs first (they change replicas), CronJobs after Jobs (their
   // history and active list see the Jobs that just ended; a new Job's write wakes the next pass),
   // then the pod binder and kubelet again for their pods.
@@ -412,8 +496,12 @@ int MemberController::reconcile() {
   workloads += statefulSets_.reconcile(clock);
   workloads += daemonSets_.reconcile(clock);
   if (workloads > 0) {
-    workloads += bindPods();
-    workloads += runPods(clock);
+    // (Their pods are not in the index: every pod is looked at once more.)
+    for (const auto& p : store_.listShared(kPods, ""))
+      notePod(keyOf(meta(*p, "namespace"), meta(*p, "name")), work.podOwners);
+    work.bind = true;
+    workloads += bindPods(work);
+    workloads += runPods(clock, work);
   }
   dueAt_ = clock.due == api::Clock::time_point::max()
                ? 0
@@ -424,9 +512,11 @@ int MemberController::reconcile() {
 
 // A cloud's load-balancer controller (or MetalLB): a LoadBalancer Service gets one ingress IP,
 // from TEST-NET-2, derived from its uid (each member's Service has its own).
-int MemberController::assignLoadBalancers() {
+int MemberController::assignLoadBalancers(const std::set<std::string>& keys) {
   int writes = 0;
-  for (const auto& shared : store_.listShared(kServices, "")) {
+  for (const auto& key : keys) {
+    const auto shared = store_.getShared(objectKey(kServices, key));
+    if (!shared) continue;
     const json::object& svc = *shared;
     if (!meta(svc, "deletionTimestamp").empty()) continue;
     if (stringAt(objectAt(svc, "spec"), "type") != "LoadBalancer") continue;
@@ -448,33 +538,45 @@ int MemberController::assignLoadBalancers() {
   return writes;
 }
 
-int MemberController::reconcileDeployments() {
+// The objects stored under `keys` (those still there).
+MemberController::Shared MemberController::fetch(const std::string& resource, const std::set<std::string>& keys) const {
+  Shared out;
+  out.reserve(keys.size());
+  for (const auto& key : keys)
+    if (auto o = store_.getShared(objectKey(resource, key))) out.push_back(std::move(o));
+  return out;
+}
+
+int MemberController::reconcileDeployments(const std::set<std::string>& keys) {
   int writes = 0;
   const std::string now = api::formatRfc3339(now_());
-  const Shared allSets = store_.listShared(kReplicaSets, "");
-  const OwnerIndex setsByOwner = indexByOwner(allSets, [](const json::object&) { return true; });
-  std::map<std::string, std::string> memo;
-  for (const auto& shared : store_.listShared(kDeployments, "")) {
+  for (const auto& key : keys) {
+    const auto shared = store_.getShared(objectKey(kDeployments, key));
+    if (!shared || !meta(*shared, "deletionTimestamp").empty()) {
+      deploymentMemo_.erase(key);
+      continue;
+    }
+    ++examined_;
     const json::object& d = *shared;
-    if (!meta(d, "deletionTimestamp").empty()) continue;
     const std::string ns = meta(d, "namespace");
     const std::string name = meta(d, "name");
     const std::string uid = meta(d, "uid");
+    const auto children = setsOf_.find(uid);
+    const Shared owned = children == setsOf_.end() ? Shared{} : fetch(kReplicaSets, children->second);
+    std::vector<const json::object*> sets;
+    for (const auto& rs : owned) sets.push_back(rs.get());
     // Neither it nor its ReplicaSets changed since a pass that found nothing to do: skip it.
     std::string signature = meta(d, "resourceVersion");
-    for (const json::object* rs : owned(setsByOwner, ns, uid))
-      signature += "," + meta(*rs, "resourceVersion");
-    if (auto it = deploymentMemo_.find(uid);
-        it != deploymentMemo_.end() && it->second == signature) {
-      memo[uid] = std::move(signature);
+    for (const json::object* rs : sets) signature += "," + meta(*rs, "resourceVersion");
+    if (auto it = deploymentMemo_.find(key);
+        it != deploymentMemo_.end() && it->second == signature)
       continue;
-    }
+    deploymentMemo_.erase(key);
     const int before = writes;
     const auto& spec = objectAt(d, "spec");
     const int64_t desired = intAt(spec, "replicas", 1);
     json::object podTemplate = objectAt(spec, "template");
     const std::string hash = podTemplateHash(podTemplate);
-    const auto& sets = owned(setsByOwner, ns, uid);
     const json::object* current = nullptr;
     int64_t revision = 0;
     for (const json::object* set : sets) {
@@ -596,36 +698,38 @@ int MemberController::reconcileDeployments() {
       next["status"] = std::move(status);
       if (store_.update({kDeployments, ns, name}, next, version(d))) ++writes;
     }
-    if (writes == before) memo[uid] = std::move(signature);
+    if (writes == before) deploymentMemo_[key] = std::move(signature);
   }
-  deploymentMemo_ = std::move(memo);
   return writes;
 }
 
-int MemberController::reconcileReplicaSets() {
+int MemberController::reconcileReplicaSets(Work& work) {
   int writes = 0;
   const std::string now = api::formatRfc3339(now_());
-  const Shared allPods = store_.listShared(kPods, "");
-  const OwnerIndex podsByOwner = indexByOwner(allPods, [](const json::object& o) {
-    return meta(o, "deletionTimestamp").empty() && !terminal(o);
-  });
-  std::map<std::string, std::string> memo;
-  for (const auto& shared : store_.listShared(kReplicaSets, "")) {
+  for (const auto& key : work.replicaSets) {
+    const auto shared = store_.getShared(objectKey(kReplicaSets, key));
+    if (!shared || !meta(*shared, "deletionTimestamp").empty()) {
+      replicaSetMemo_.erase(key);
+      continue;
+    }
+    ++examined_;
     const json::object& rs = *shared;
-    if (!meta(rs, "deletionTimestamp").empty()) continue;
     const std::string ns = meta(rs, "namespace");
     const std::string uid = meta(rs, "uid");
     const auto& spec = objectAt(rs, "spec");
     const int64_t desired = intAt(spec, "replicas", 1);
-    std::vector<const json::object*> pods = owned(podsByOwner, ns, uid);
+    const auto children = podsOf_.find(uid);
+    const Shared owned = children == podsOf_.end() ? Shared{} : fetch(kPods, children->second);
+    std::vector<const json::object*> pods;
+    for (const auto& p : owned)
+      if (meta(*p, "deletionTimestamp").empty() && !terminal(*p)) pods.push_back(p.get());
     // Neither it nor its pods changed since a pass that found nothing to do: skip it.
     std::string signature = meta(rs, "resourceVersion");
     for (const json::object* p : pods) signature += "," + meta(*p, "resourceVersion");
-    if (auto it = replicaSetMemo_.find(uid);
-        it != replicaSetMemo_.end() && it->second == signature) {
-      memo[uid] = std::move(signature);
+    if (auto it = replicaSetMemo_.find(key);
+        it != replicaSetMemo_.end() && it->second == signature)
       continue;
-    }
+    replicaSetMemo_.erase(key);
     const int before = writes;
     int64_t count = static_cast<int64_t>(pods.size());
     int64_t created = 0;
@@ -652,6 +756,8 @@ int MemberController::reconcileReplicaSets() {
       if (store_.create({kPods, ns, podName}, pod)) {
         ++writes;
         ++created;
+        notePod(keyOf(ns, podName), work.podOwners);  // bound in this pass
+        work.bind = true;
       }
     }
     if (count > desired) {
@@ -667,7 +773,9 @@ int MemberController::reconcileReplicaSets() {
       size_t removed = 0;
       for (; count > desired && removed < pods.size(); ++removed, --count) {
         // A pod already gone (a client deleted it meanwhile) is gone either way.
-        if (store_.remove({kPods, ns, meta(*pods[removed], "name")}, std::nullopt)) ++writes;
+        const std::string podName = meta(*pods[removed], "name");
+        if (store_.remove({kPods, ns, podName}, std::nullopt)) ++writes;
+        notePod(keyOf(ns, podName), work.podOwners);
       }
       pods.erase(pods.begin(), pods.begin() + static_cast<std::ptrdiff_t>(removed));
     }
@@ -690,20 +798,16 @@ int MemberController::reconcileReplicaSets() {
         if (store_.update({kReplicaSets, ns, meta(rs, "name")}, next, version(*fresh))) ++writes;
       }
     }
-    if (writes == before) memo[uid] = std::move(signature);
+    if (writes == before) replicaSetMemo_[key] = std::move(signature);
   }
-  replicaSetMemo_ = std::move(memo);
   return writes;
 }
 
-int MemberController::bindPods() {
+int MemberController::bindPods(Work& work) {
   int writes = 0;
-  const Shared pods = store_.listShared(kPods, "");
-  const bool anyUnbound = std::any_of(pods.begin(), pods.end(), [](const auto& p) {
-    return stringAt(objectAt(*p, "spec"), "nodeName").empty() &&
-           meta(*p, "deletionTimestamp").empty() && !terminal(*p);
-  });
-  if (!anyUnbound) return 0;  // the nodes' room is worked out only when a pod needs it
+  // The nodes' room is worked out only when a pod needs it, and only when the pods or nodes
+  // changed (a pod that found no room finds none again until then).
+  if (unbound_.empty() || !work.bind) return 0;
   const Shared nodesListed = store_.listShared(kNodes, "");
   if (nodesListed.empty()) return 0;
   std::vector<NodeRoom> rooms;
@@ -716,28 +820,17 @@ int MemberController::bindPods() {
     room.name = meta(n, "name");
     const json::object* ready = findCondition(status, "Ready");
     room.ready = !ready || stringAt(*ready, "status") == "True";
-    room.cpuMilli = quantityMilli(allocatable, "cpu");
-    room.memory = quantityMilli(allocatable, "memory") / 1000;
-    room.pods = quantityMilli(allocatable, "pods") / 1000;
+    // Allocatable minus what the bound pods request (kept by notePod as pods change).
+    const NodeUse& used = nodeUse_[room.name];
+    room.cpuMilli = quantityMilli(allocatable, "cpu") - used.request.cpuMilli;
+    room.memory = quantityMilli(allocatable, "memory") / 1000 - used.request.memory;
+    room.pods = quantityMilli(allocatable, "pods") / 1000 - used.pods;
     index[room.name] = rooms.size();
     rooms.push_back(room);
   }
+  const Shared pods = fetch(kPods, unbound_);
   std::vector<const json::object*> unbound;
-  for (const auto& pod : pods) {
-    const json::object& p = *pod;
-    const std::string node = stringAt(objectAt(p, "spec"), "nodeName");
-    if (node.empty()) {
-      if (meta(p, "deletionTimestamp").empty() && !terminal(p)) unbound.push_back(&p);
-      continue;
-    }
-    if (terminal(p)) continue;
-    auto it = index.find(node);
-    if (it == index.end()) continue;
-    const PodRequest r = podRequest(p);
-    rooms[it->second].cpuMilli -= r.cpuMilli;
-    rooms[it->second].memory -= r.memory;
-    rooms[it->second].pods -= 1;
-  }
+  for (const auto& pod : pods) unbound.push_back(pod.get());
   std::sort(unbound.begin(), unbound.end(), [](const json::object* a, const json::object* b) {
     if (meta(*a, "creationTimestamp") != meta(*b, "creationTimestamp"))
       return meta(*a, "creationTimestamp") < meta(*b, "creationTimestamp");
@@ -767,20 +860,26 @@ int MemberController::bindPods() {
       status.as_object()["conditions"] =
           json::array{condition("PodScheduled", "False", "Unschedulable", decision.message, now)};
     }
-    if (store_.update({kPods, meta(*p, "namespace"), meta(*p, "name")}, next, version(*p)))
+    if (store_.update({kPods, meta(*p, "namespace"), meta(*p, "name")}, next, version(*p))) {
       ++writes;
+      notePod(keyOf(meta(*p, "namespace"), meta(*p, "name")), work.podOwners);
+    }
   }
   return writes;
 }
 
-int MemberController::runPods(PassClock& clock) {
+int MemberController::runPods(PassClock& clock, Work& work) {
   int writes = 0;
   podsBlocked_ = false;
   // Now, not the pass's start: the binder just stamped PodScheduled, and a pod whose delay is up
   // starts in this pass.
   const auto now = now_();
   const std::string nowText = api::formatRfc3339(now);
-  for (const auto& pod : store_.listShared(kPods, "")) {
+  // The bound pods still Pending (what a kubelet starts), not every pod.
+  const std::vector<std::string> starting(starting_.begin(), starting_.end());
+  for (const auto& key : starting) {
+    const auto pod = store_.getShared(objectKey(kPods, key));
+    if (!pod) continue;
     const json::object& p = *pod;
     const auto& status = objectAt(p, "status");
     const std::string node = stringAt(objectAt(p, "spec"), "nodeName");
@@ -879,7 +978,10 @@ int MemberController::runPods(PassClock& clock) {
           {"containerStatuses", std::move(statuses)}};
       if (!initStatuses.empty()) waitingStatus["initContainerStatuses"] = std::move(initStatuses);
       next["status"] = std::move(waitingStatus);
-      if (store_.update({kPods, meta(p, "namespace"), meta(p, "name")}, next, version(p))) ++writes;
+      if (store_.update({kPods, meta(p, "namespace"), meta(p, "name")}, next, version(p))) {
+        ++writes;
+        notePod(key, work.podOwners);
+      }
       continue;
     }
     json::object next = p;
@@ -913,7 +1015,10 @@ int MemberController::runPods(PassClock& clock) {
                      condition("ContainersReady", "True", "", "", nowText), *scheduled}},
         {"containerStatuses", std::move(containerStatuses)}};
     next["status"] = std::move(newStatus);
-    if (store_.update({kPods, meta(p, "namespace"), meta(p, "name")}, next, version(p))) ++writes;
+    if (store_.update({kPods, meta(p, "namespace"), meta(p, "name")}, next, version(p))) {
+      ++writes;
+      notePod(key, work.podOwners);
+    }
   }
   return writes;
 }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,15 +66,49 @@ class MemberController {
   void stop();
 
   // One full pass over deployments, replica sets, pods and nodes; returns how many writes it
-  // made. Deterministic given the store and `now` (tests call it directly).
+  // made. Deterministic given the store and `now` (tests call it directly). Passes started by
+  // start() read only what changed since the last one (the store's events) and what that
+  // touches: a member under a stream of changes costs what changes, not what it holds.
   int reconcile();
+  // Deployments and ReplicaSets passes have read so far (tests: what a pass costs).
+  uint64_t examined() const { return examined_; }
 
  private:
-  int reconcileDeployments();
-  int reconcileReplicaSets();
-  int bindPods();
-  int runPods(PassClock& clock);
-  int assignLoadBalancers();
+  using Shared = std::vector<std::shared_ptr<const boost::json::object>>;
+  // What changed since the last pass, from the store's events (keys "namespace/name").
+  struct Changes {
+    bool all = false;  // everything: the first pass, and reconcile()
+    std::set<std::string> deployments, replicaSets, pods, services;
+    bool nodes = false;
+  };
+  // What one pass works on: the objects changed, and the owners of what it changed itself.
+  struct Work {
+    std::set<std::string> deployments, replicaSets;
+    std::set<std::string> podOwners;  // the ReplicaSets of pods this pass noted
+    bool bind = false;                // pods or nodes changed: unbound pods may fit now
+  };
+  // The owner index the passes keep from what they read: owner uid -> owned keys, and each
+  // owned key's owners (uids, and keys in its namespace).
+  using Children = std::map<std::string, std::set<std::string>>;
+  struct OwnedBy {
+    std::vector<std::string> uids, keys;
+  };
+  using Owners = std::map<std::string, OwnedBy>;
+
+  int pass(Changes changes);
+  void noteEvent(const StoredEvent& event);
+  // Re-reads `key` and files it under its owners; returns the owners' keys, before and after.
+  std::vector<std::string> note(const std::string& resource, const std::string& key,
+                                Owners& owners, Children& children,
+                                std::shared_ptr<const boost::json::object>* object);
+  // note() for a pod, and its place in unbound_ or starting_; its ReplicaSets go to `ownerSets`.
+  void notePod(const std::string& key, std::set<std::string>& ownerSets);
+  Shared fetch(const std::string& resource, const std::set<std::string>& keys) const;
+  int reconcileDeployments(const std::set<std::string>& keys);
+  int reconcileReplicaSets(Work& work);
+  int bindPods(Work& work);
+  int runPods(PassClock& clock, Work& work);
+  int assignLoadBalancers(const std::set<std::string>& keys);
   void loop();
 
   Store& store_;
@@ -83,15 +118,32 @@ class MemberController {
   std::condition_variable wake_;
   bool dirty_ = true;
   bool stopping_ = false;
+  Changes changes_{.all = true};  // (guarded by mutex_) the first pass looks at everything
   // Some pod waits for a ConfigMap, Secret or ServiceAccount (runPods): their events wake a pass.
   std::atomic<bool> podsBlocked_{false};
   uint64_t subscription_ = 0;
   std::thread thread_;
-  // By uid: the resourceVersions (the object's and its children's) seen by the last pass that
-  // found nothing to do for it. A pass skips an object whose versions are the same, so a pass
-  // costs little for what did not change (only the reconcile thread touches these).
+  // Only the reconcile thread touches what follows. By key: the resourceVersions (the object's
+  // and its children's) seen by the last pass that found nothing to do for it; a pass skips an
+  // object whose versions are the same.
   std::map<std::string, std::string> deploymentMemo_;
   std::map<std::string, std::string> replicaSetMemo_;
+  Children setsOf_, podsOf_;  // Deployment uid -> ReplicaSets, ReplicaSet uid -> pods
+  Owners setOwners_, podOwners_;
+  std::set<std::string> unbound_;   // pods without a node (the binder's)
+  std::set<std::string> starting_;  // bound pods still Pending (the kubelet's)
+  // What bound pods request, by pod and by node (the binder's room without reading every pod).
+  struct PodUse {
+    std::string node;
+    PodRequest request;
+  };
+  struct NodeUse {
+    PodRequest request;
+    int64_t pods = 0;
+  };
+  std::map<std::string, PodUse> podUse_;
+  std::map<std::string, NodeUse> nodeUse_;
+  std::atomic<uint64_t> examined_{0};
   // The workload controllers (one file each), run by reconcile().
   StatefulSetController statefulSets_{store_, options_};
   DaemonSetController daemonSets_{store_, options_};

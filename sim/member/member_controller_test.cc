@@ -187,6 +187,72 @@ TEST_F(MemberFixture, ItsThreadMakesAPodReadyWhenTheDelayIsUp) {
   EXPECT_GE(seen - started, 500ms);  // not before its delay
 }
 
+// On its thread, a pass reads what changed and what that touches, not every object: a member
+// holding thirty converged Deployments, one of which is scaled, reads that one's objects (the
+// benchmark's hundred members each held hundreds while a few changed at a time).
+TEST_F(MemberFixture, ItsThreadReadsWhatChangedNotEverything) {
+  controller_ = std::make_unique<MemberController>(
+      *store_, MemberOptions{.readyDelay = 0ms, .minPassInterval = 10ms});
+  node("node-1", "64");
+  auto apply = [&](const std::string& name, int replicas) {
+    auto d = json::parse(R"({"apiVersion": "apps/v1", "kind": "Deployment",
+      "metadata": {"namespace": "default", "generation": 1},
+      "spec": {"selector": {"matchLabels": {}}, "template": {"metadata": {"labels": {}},
+        "spec": {"containers": [{"name": "app", "image": "app:1"}]}}}})")
+                 .as_object();
+    d["metadata"].as_object()["name"] = name;
+    d["metadata"].as_object()["uid"] = "uid-" + name;
+    auto& spec = d["spec"].as_object();
+    spec["replicas"] = replicas;
+    spec["selector"].as_object()["matchLabels"] = json::object{{"app", name}};
+    spec["template"].as_object()["metadata"].as_object()["labels"] = json::object{{"app", name}};
+    if (auto existing = store_->get({"apps/deployments", "default", name})) {
+      if (const auto* status = existing->if_contains("status")) d["status"] = *status;
+      ASSERT_TRUE(store_->update({"apps/deployments", "default", name}, d, std::nullopt));
+    } else {
+      ASSERT_TRUE(store_->create({"apps/deployments", "default", name}, d));
+    }
+  };
+  auto available = [&](const std::string& name) -> int64_t {
+    auto d = store_->get({"apps/deployments", "default", name});
+    if (!d) return -1;
+    const auto* status = d->if_contains("status");
+    const auto* n = status ? status->as_object().if_contains("availableReplicas") : nullptr;
+    return n && n->is_int64() ? n->as_int64() : 0;
+  };
+  // Polls (with a deadline) until `done`; then until a few polls see no pass read anything.
+  auto until = [&](const std::function<bool()>& done) {
+    for (auto deadline = std::chrono::steady_clock::now() + 20s;
+         !done() && std::chrono::steady_clock::now() < deadline;)
+      std::this_thread::sleep_for(10ms);
+    uint64_t last = controller_->examined();
+    for (int quiet = 0; quiet < 10;) {
+      std::this_thread::sleep_for(20ms);
+      const uint64_t now = controller_->examined();
+      quiet = now == last ? quiet + 1 : 0;
+      last = now;
+    }
+    return done();
+  };
+  controller_->start();
+  for (int i = 0; i < 30; ++i) apply("w" + std::to_string(i), 2);
+  ASSERT_TRUE(until([&] {
+    for (int i = 0; i < 30; ++i)
+      if (available("w" + std::to_string(i)) != 2) return false;
+    return true;
+  }));
+  const uint64_t before = controller_->examined();
+  apply("w7", 3);
+  ASSERT_TRUE(until([&] { return available("w7") == 3; }));
+  const uint64_t read = controller_->examined() - before;
+  controller_->stop();
+  // A full pass reads 60 (30 Deployments, 30 ReplicaSets), and the scale takes several passes
+  // (the new pod's creation, binding, start, the ReplicaSet's and the Deployment's statuses).
+  EXPECT_GT(read, 0u);
+  EXPECT_LT(read, 30u) << "passes read objects that did not change";
+  EXPECT_EQ(available("w6"), 2);
+}
+
 TEST_F(MemberFixture, DeletedPodsAreReplacedAndScalingRemovesUnscheduledFirst) {
   deployment(3);
   settle();

@@ -37,10 +37,16 @@ int StatefulSetController::reconcile(PassClock& clock) {
   using namespace workload;  // NOLINT(google-build-using-namespace)
   int writes = 0;
   const std::string now = api::formatRfc3339(clock.now);
+  // (The pods are read only for a member that runs StatefulSets.)
+  const Shared sets = store_.listShared(kStatefulSetsResource, "");
+  if (sets.empty()) {
+    memo_.clear();
+    return 0;
+  }
   const Shared pods = store_.listShared(kStsPods, "");
   const auto podsByOwner = byController(pods);
   std::map<std::string, std::string> memo;
-  for (const auto& shared : store_.listShared(kStatefulSetsResource, "")) {
+  for (const auto& shared : sets) {
     const json::object& sts = *shared;
     if (deleting(sts)) continue;
     const std::string ns = metaOf(sts, "namespace");

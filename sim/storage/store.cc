@@ -318,6 +318,14 @@ api::Result<json::object> Store::get(const ObjectKey& key) const {
   return api::Error{api::reason::kNotFound, 404, "not found", {}};
 }
 
+std::shared_ptr<const json::object> Store::getShared(const ObjectKey& key) const {
+  std::lock_guard lock(mutex_);
+  auto c = collections_.find(key.resource);
+  if (c == collections_.end()) return nullptr;
+  auto it = c->second.find(collectionKey(key));
+  return it == c->second.end() ? nullptr : it->second.object;
+}
+
 namespace {
 
 // The entries of one namespace (keys "namespace/name"), or all of them for "".

@@ -72,6 +72,8 @@ class Store {
   };
 
   api::Result<boost::json::object> get(const ObjectKey& key) const;
+  // The stored object itself (nullptr: none), for in-process readers (the member controller).
+  std::shared_ptr<const boost::json::object> getShared(const ObjectKey& key) const;
   struct Listed {
     std::vector<boost::json::object> items;  // sorted by namespace, then name
     int64_t resourceVersion = 0;             // the store's version at the time of the list
