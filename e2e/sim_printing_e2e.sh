@@ -143,8 +143,9 @@ check_headers() {  # KIND NORMAL WIDE
   expect_eq "kubectl get $1 -o wide" "$(header "$1" -n print -o wide)" "$3"
 }
 # Pods and ReplicaSets exist once the deployment controller ran.
-eventually 60 test -n "$(kubectl get pods -n print -o name 2>/dev/null)" ||
-  e2e_fail "the deployment got no pods"
+# (A function: the command substitution is run on every try, not once before the first.)
+has_pods() { test -n "$(kubectl get pods -n print -o name 2>/dev/null)"; }
+eventually 60 has_pods || e2e_fail "the deployment got no pods"
 
 check_headers namespaces "NAME STATUS AGE" "NAME STATUS AGE"
 check_headers configmaps "NAME DATA AGE" "NAME DATA AGE"

@@ -473,7 +473,7 @@ int MemberController::pass(Changes changes) {
   work.replicaSets = std::move(changes.replicaSets);
   work.deployments.insert(changes.deployments.begin(), changes.deployments.end());
 
-  writes += reconcileDeployments(work.deployments);
+  writes += reconcileDeployments(work);
   writes += reconcileReplicaSets(work);
   writes += bindPods(work);
   writes += runPods(clock, work);
@@ -484,7 +484,7 @@ int MemberController::pass(Changes changes) {
   for (const auto& key : work.replicaSets)
     if (auto it = setOwners_.find(key); it != setOwners_.end())
       work.deployments.insert(it->second.keys.begin(), it->second.keys.end());
-  writes += reconcileDeployments(work.deployments);
+  writes += reconcileDeployments(work);
   writes += assignLoadBalancers(changes.services);
   // The workload controllers: HPAs first (they change replicas), CronJobs after Jobs (their
   // history and active list see the Jobs that just ended; a new Job's write wakes the next pass),
@@ -547,10 +547,10 @@ MemberController::Shared MemberController::fetch(const std::string& resource, co
   return out;
 }
 
-int MemberController::reconcileDeployments(const std::set<std::string>& keys) {
+int MemberController::reconcileDeployments(Work& work) {
   int writes = 0;
   const std::string now = api::formatRfc3339(now_());
-  for (const auto& key : keys) {
+  for (const auto& key : work.deployments) {
     const auto shared = store_.getShared(objectKey(kDeployments, key));
     if (!shared || !meta(*shared, "deletionTimestamp").empty()) {
       deploymentMemo_.erase(key);
@@ -622,7 +622,12 @@ int MemberController::reconcileDeployments(const std::set<std::string>& keys) {
                {"replicas", desired}, {"selector", selector}, {"template", templateWithHash}}},
           {"status", json::object{{"replicas", 0}}}};
       applyDefaults("apps", "replicasets", rs);  // as the API server would default it
-      if (store_.create({kReplicaSets, ns, rsName}, rs)) ++writes;
+      if (store_.create({kReplicaSets, ns, rsName}, rs)) {
+        ++writes;
+        // Its pods come in this pass (the ReplicaSets are looked at next).
+        note(kReplicaSets, keyOf(ns, rsName), setOwners_, setsOf_, nullptr);
+        work.replicaSets.insert(keyOf(ns, rsName));
+      }
       continue;  // the next pass sees it
     }
     // Rolling replacement: the new ReplicaSet runs the desired count; old ones shrink as the new

@@ -104,7 +104,7 @@ class MemberController {
   // note() for a pod, and its place in unbound_ or starting_; its ReplicaSets go to `ownerSets`.
   void notePod(const std::string& key, std::set<std::string>& ownerSets);
   Shared fetch(const std::string& resource, const std::set<std::string>& keys) const;
-  int reconcileDeployments(const std::set<std::string>& keys);
+  int reconcileDeployments(Work& work);
   int reconcileReplicaSets(Work& work);
   int bindPods(Work& work);
   int runPods(PassClock& clock, Work& work);
