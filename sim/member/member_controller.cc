@@ -453,7 +453,7 @@ int MemberController::pass(Changes changes) {
     // Everything, and the owner index rebuilt from what is stored.
     setsOf_.clear(), podsOf_.clear(), setOwners_.clear(), podOwners_.clear();
     unbound_.clear(), starting_.clear(), podUse_.clear(), nodeUse_.clear();
-    deploymentMemo_.clear(), replicaSetMemo_.clear();
+    deploymentMemo_.clear(), replicaSetMemo_.clear(), retryDeployments_.clear();
     for (const auto& d : store_.listShared(kDeployments, ""))
       work.deployments.insert(keyOf(meta(*d, "namespace"), meta(*d, "name")));
     for (const auto& rs : store_.listShared(kReplicaSets, ""))
@@ -472,6 +472,7 @@ int MemberController::pass(Changes changes) {
       work.deployments.insert(std::move(owner));
   work.replicaSets = std::move(changes.replicaSets);
   work.deployments.insert(changes.deployments.begin(), changes.deployments.end());
+  work.deployments.insert(retryDeployments_.begin(), retryDeployments_.end());
 
   writes += reconcileDeployments(work);
   writes += reconcileReplicaSets(work);
@@ -551,6 +552,7 @@ int MemberController::reconcileDeployments(Work& work) {
   int writes = 0;
   const std::string now = api::formatRfc3339(now_());
   for (const auto& key : work.deployments) {
+    retryDeployments_.erase(key);
     const auto shared = store_.getShared(objectKey(kDeployments, key));
     if (!shared || !meta(*shared, "deletionTimestamp").empty()) {
       deploymentMemo_.erase(key);
@@ -627,6 +629,10 @@ int MemberController::reconcileDeployments(Work& work) {
         // Its pods come in this pass (the ReplicaSets are looked at next).
         note(kReplicaSets, keyOf(ns, rsName), setOwners_, setsOf_, nullptr);
         work.replicaSets.insert(keyOf(ns, rsName));
+      } else {
+        // (A ReplicaSet of that name that it does not own, say: no event of its own may bring
+        // the Deployment back, so every pass tries again, as a work queue's retry would.)
+        retryDeployments_.insert(key);
       }
       continue;  // the next pass sees it
     }
@@ -646,9 +652,11 @@ int MemberController::reconcileDeployments(Work& work) {
         next["spec"].as_object()["replicas"] = want;
         auto& meta = next["metadata"].as_object();
         meta["generation"] = intAt(meta, "generation", 1) + 1;
-        if (store_.update({kReplicaSets, ns, meta.at("name").as_string().c_str()}, next,
-                          version(rs)))
+        const std::string rsKey = keyOf(ns, meta.at("name").as_string().c_str());
+        if (store_.update(objectKey(kReplicaSets, rsKey), next, version(rs))) {
           ++writes;
+          work.replicaSets.insert(rsKey);  // its pods follow in this pass
+        }
       }
       const auto& st = objectAt(rs, "status");
       replicas += intAt(st, "replicas", 0);
@@ -835,7 +843,13 @@ int MemberController::bindPods(Work& work) {
   }
   const Shared pods = fetch(kPods, unbound_);
   std::vector<const json::object*> unbound;
-  for (const auto& pod : pods) unbound.push_back(pod.get());
+  for (const auto& pod : pods) {
+    // (As they are now: a client may have bound or deleted one since it was noted.)
+    const json::object& p = *pod;
+    if (stringAt(objectAt(p, "spec"), "nodeName").empty() && meta(p, "deletionTimestamp").empty() &&
+        !terminal(p))
+      unbound.push_back(&p);
+  }
   std::sort(unbound.begin(), unbound.end(), [](const json::object* a, const json::object* b) {
     if (meta(*a, "creationTimestamp") != meta(*b, "creationTimestamp"))
       return meta(*a, "creationTimestamp") < meta(*b, "creationTimestamp");

@@ -130,7 +130,8 @@ class MemberController {
   std::map<std::string, std::string> replicaSetMemo_;
   Children setsOf_, podsOf_;  // Deployment uid -> ReplicaSets, ReplicaSet uid -> pods
   Owners setOwners_, podOwners_;
-  std::set<std::string> unbound_;   // pods without a node (the binder's)
+  std::set<std::string> retryDeployments_;  // a ReplicaSet create failed: tried on every pass
+  std::set<std::string> unbound_;           // pods without a node (the binder's)
   std::set<std::string> starting_;  // bound pods still Pending (the kubelet's)
   // What bound pods request, by pod and by node (the binder's room without reading every pod).
   struct PodUse {
