@@ -312,6 +312,7 @@ void ownersOf(const json::object& o, const std::string& ns, std::vector<std::str
 }  // namespace
 
 void MemberController::noteEvent(const StoredEvent& event) {
+  delivered_ = event.resourceVersion;
   const std::string& r = event.resource;
   const bool workload = r == "apps/statefulsets" || r == "apps/daemonsets" || r == "batch/jobs" ||
                         r == "batch/cronjobs" || r == "autoscaling/horizontalpodautoscalers";
@@ -378,14 +379,31 @@ void MemberController::loop() {
     dirty_ = false;
     Changes changes = std::move(changes_);
     changes_ = Changes{};
+    passing_ = true;
+    ++passes_;
     lock.unlock();
     pass(std::move(changes));
     lock.lock();
+    passing_ = false;
     lastPassTook = std::chrono::steady_clock::now() - lastPass;
   }
 }
 
 int MemberController::reconcile() { return pass(Changes{.all = true}); }
+
+bool MemberController::settled() {
+  uint64_t passes = 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (dirty_ || passing_ || dueAt_ > 0) return false;
+    passes = passes_;
+  }
+  // (Read between the two looks, not under mutex_: the store delivers events under its own lock
+  // and then takes mutex_.) A pass that ended before the first look wrote before this version.
+  const int64_t version = store_.resourceVersion();
+  std::lock_guard lock(mutex_);
+  return !dirty_ && !passing_ && dueAt_ == 0 && passes_ == passes && delivered_ >= version;
+}
 
 std::vector<std::string> MemberController::note(const std::string& resource,
                                                 const std::string& key, Owners& owners,

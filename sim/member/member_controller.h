@@ -72,6 +72,9 @@ class MemberController {
   int reconcile();
   // Deployments and ReplicaSets passes have read so far (tests: what a pass costs).
   uint64_t examined() const { return examined_; }
+  // After start(): every change the store made has reached the controller, and no pass is
+  // running, pending or due (tests poll it rather than wait for time to pass).
+  bool settled();
 
  private:
   using Shared = std::vector<std::shared_ptr<const boost::json::object>>;
@@ -119,6 +122,9 @@ class MemberController {
   bool dirty_ = true;
   bool stopping_ = false;
   Changes changes_{.all = true};  // (guarded by mutex_) the first pass looks at everything
+  bool passing_ = false;          // (guarded by mutex_) a pass runs
+  uint64_t passes_ = 0;           // (guarded by mutex_) passes started
+  std::atomic<int64_t> delivered_{0};  // the resourceVersion of the last event delivered
   // Some pod waits for a ConfigMap, Secret or ServiceAccount (runPods): their events wake a pass.
   std::atomic<bool> podsBlocked_{false};
   uint64_t subscription_ = 0;

@@ -220,19 +220,14 @@ TEST_F(MemberFixture, ItsThreadReadsWhatChangedNotEverything) {
     const auto* n = status ? status->as_object().if_contains("availableReplicas") : nullptr;
     return n && n->is_int64() ? n->as_int64() : 0;
   };
-  // Polls (with a deadline) until `done`; then until a few polls see no pass read anything.
+  // Polls (with a deadline) until `done` and the controller has taken in every change.
   auto until = [&](const std::function<bool()>& done) {
-    for (auto deadline = std::chrono::steady_clock::now() + 20s;
-         !done() && std::chrono::steady_clock::now() < deadline;)
+    for (auto deadline = std::chrono::steady_clock::now() + 30s;
+         std::chrono::steady_clock::now() < deadline;) {
+      if (done() && controller_->settled()) return true;
       std::this_thread::sleep_for(10ms);
-    uint64_t last = controller_->examined();
-    for (int quiet = 0; quiet < 10;) {
-      std::this_thread::sleep_for(20ms);
-      const uint64_t now = controller_->examined();
-      quiet = now == last ? quiet + 1 : 0;
-      last = now;
     }
-    return done();
+    return false;
   };
   controller_->start();
   for (int i = 0; i < 30; ++i) apply("w" + std::to_string(i), 2);
