@@ -515,7 +515,8 @@ int MemberController::pass(Changes changes) {
   workloads += statefulSets_.reconcile(clock);
   workloads += daemonSets_.reconcile(clock);
   if (workloads > 0) {
-    // (Their pods are not in the index: every pod is looked at once more.)
+    // (The pods they created in this pass have not been noted yet, their events come later:
+    // every pod is looked at once more.)
     for (const auto& p : store_.listShared(kPods, ""))
       notePod(keyOf(meta(*p, "namespace"), meta(*p, "name")), work.podOwners);
     work.bind = true;
